@@ -1,0 +1,216 @@
+/**
+ * A tool is a typed `Effect` program with one `call`. Its arguments, output and errors are Schemas; its requirement
+ * type is the typed inbound context of the call, which flows to whoever executes it.
+ *
+ * @since 0.1.0
+ */
+import type { Duration, Effect, Schema } from "effect"
+import { Predicate } from "effect"
+import { type Pipeable, pipeArguments } from "effect/Pipeable"
+import * as ToolDefinition from "./ToolDefinition.ts"
+import type { ToolContext } from "./ToolContext.ts"
+import * as ToolExecutionError from "./ToolExecutionError.ts"
+
+const TypeId = "~effect-llm-tools/Tool" as const
+
+/**
+ * Hints for hosts and providers; all optional.
+ *
+ * @category models
+ */
+export interface Annotations {
+  /** A human-readable title. */
+  readonly title?: string | undefined
+  /** The tool does not change its environment. */
+  readonly readOnly?: boolean | undefined
+  /** The tool may make changes that cannot be undone. */
+  readonly destructive?: boolean | undefined
+  /** Calling it again with the same arguments has no further effect. */
+  readonly idempotent?: boolean | undefined
+  /** The tool reaches outside the host (the web, third-party services). */
+  readonly openWorld?: boolean | undefined
+  /** Ask providers that support it (OpenAI) to hold the model to the schema exactly. */
+  readonly strict?: boolean | undefined
+  /** Dispatch fails the call with kind `timeout`, and interrupts it, after this long. */
+  readonly timeout?: Duration.Input | undefined
+}
+
+/**
+ * A Schema a tool can decode its arguments with, or encode its output with: no services needed.
+ *
+ * @category models
+ */
+export interface AnySchema extends Schema.Top {
+  readonly DecodingServices: never
+  readonly EncodingServices: never
+}
+
+/**
+ * A tool: its name (a literal type), description, Schemas and one `call`.
+ *
+ * - `Params`: the decoded arguments `call` receives.
+ * - `Output`: what `call` returns (converted into the model-visible `ToolOutput` by dispatch).
+ * - `Failure`: the typed errors of `call`, folded by `mapError`.
+ * - `R`: the services `call` needs from its caller, the typed inbound context.
+ *
+ * @category models
+ */
+export interface Tool<out Name extends string, in out Params, out Output, in out Failure, out R> extends Pipeable {
+  readonly [TypeId]: {
+    readonly _Params: (_: Params) => Params
+    readonly _Output: (_: never) => Output
+    readonly _Failure: (_: never) => Failure
+    readonly _R: (_: never) => R
+  }
+  readonly name: Name
+  readonly description: string
+  readonly parameters: AnySchema
+  readonly success: AnySchema | undefined
+  readonly failure: Schema.Top | undefined
+  readonly annotations: Annotations
+  /** What dispatch does with argument keys the `parameters` Schema does not know: drop them, or reject the call. */
+  readonly onExcessProperty: "ignore" | "error"
+  readonly call: (args: Params) => Effect.Effect<Output, Failure, R | ToolContext>
+  readonly mapError: (error: Failure) => ToolExecutionError.ToolExecutionError
+}
+
+/**
+ * Any tool.
+ *
+ * @category models
+ */
+export interface Any extends Pipeable {
+  readonly [TypeId]: unknown
+  readonly name: string
+  readonly description: string
+  readonly parameters: AnySchema
+  readonly success: AnySchema | undefined
+  readonly failure: Schema.Top | undefined
+  readonly annotations: Annotations
+  readonly onExcessProperty: "ignore" | "error"
+  readonly call: (args: any) => Effect.Effect<unknown, any, any>
+  readonly mapError: (error: any) => ToolExecutionError.ToolExecutionError
+}
+
+/**
+ * The name of a tool.
+ *
+ * @category models
+ */
+export type Name<T> = T extends Tool<infer N, infer _P, infer _O, infer _F, infer _R> ? N : never
+
+/**
+ * The decoded arguments of a tool.
+ *
+ * @category models
+ */
+export type Parameters<T> = T extends Tool<infer _N, infer P, infer _O, infer _F, infer _R> ? P : never
+
+/**
+ * What a tool's `call` returns.
+ *
+ * @category models
+ */
+export type Output<T> = T extends Tool<infer _N, infer _P, infer O, infer _F, infer _R> ? O : never
+
+/**
+ * The typed errors of a tool's `call`.
+ *
+ * @category models
+ */
+export type Failure<T> = T extends Tool<infer _N, infer _P, infer _O, infer F, infer _R> ? F : never
+
+/**
+ * The services a tool needs from whoever executes it.
+ *
+ * @category models
+ */
+export type Requirements<T> = T extends Tool<infer _N, infer _P, infer _O, infer _F, infer R> ? R : never
+
+/**
+ * True for a tool.
+ *
+ * @category guards
+ */
+export const isTool = (u: unknown): u is Any => Predicate.hasProperty(u, TypeId)
+
+const variance = {
+  _Params: (_: unknown) => _,
+  _Output: (_: never) => _,
+  _Failure: (_: never) => _,
+  _R: (_: never) => _
+}
+
+const Proto = {
+  [TypeId]: variance,
+  pipe() {
+    return pipeArguments(this, arguments)
+  }
+}
+
+/**
+ * Defines a tool.
+ *
+ * @example
+ * ```ts
+ * import { Context, Effect, Schema } from "effect"
+ * import { Tool, ToolContext } from "effect-llm-tools"
+ *
+ * class AuditRecord extends Context.Service<AuditRecord, number>()("app/AuditRecord") {}
+ *
+ * const Add = Tool.make("add", {
+ *   description: "Add two integers",
+ *   parameters: Schema.Struct({ left: Schema.Int, right: Schema.Int }),
+ *   success: Schema.Struct({ value: Schema.Int }),
+ *   call: Effect.fn("add")(function*({ left, right }) {
+ *     const value = left + right
+ *     yield* ToolContext.insertResult(AuditRecord, value)
+ *     return { value }
+ *   })
+ * })
+ * ```
+ *
+ * @category constructors
+ */
+export const make = <
+  const Name extends string,
+  P extends AnySchema,
+  A,
+  E = never,
+  R = never,
+  S extends AnySchema = never,
+  F extends Schema.Top = never
+>(name: Name, options: {
+  readonly description: string
+  /** The arguments. Use `Schema.Struct({})` for a tool that takes none. */
+  readonly parameters: P
+  /** The output; with it, dispatch encodes the output with its JSON codec and the definition has `outputSchema`. */
+  readonly success?: S | undefined
+  /** The typed errors: documentation for operators, and something for `mapError` to match on. */
+  readonly failure?: F | undefined
+  /** Folds the typed errors; the default keeps a `ToolExecutionError` and hides anything else from the model. */
+  readonly mapError?: ((error: E) => ToolExecutionError.ToolExecutionError) | undefined
+  readonly annotations?: Annotations | undefined
+  /** Reject argument keys the `parameters` Schema does not know, instead of dropping them. */
+  readonly onExcessProperty?: "ignore" | "error" | undefined
+  readonly call: (args: P["Type"]) => Effect.Effect<[S] extends [never] ? A : S["Type"], E, R>
+}): Tool<Name, P["Type"], [S] extends [never] ? A : S["Type"], E, Exclude<R, ToolContext>> => {
+  const self = Object.create(Proto)
+  self.name = name
+  self.description = options.description
+  self.parameters = options.parameters
+  self.success = options.success
+  self.failure = options.failure
+  self.annotations = options.annotations ?? {}
+  self.onExcessProperty = options.onExcessProperty ?? "ignore"
+  self.call = options.call
+  self.mapError = options.mapError ?? ToolExecutionError.fromError
+  return self
+}
+
+/**
+ * The provider-facing definition of a tool: name, description and JSON Schemas. Computed once per tool.
+ *
+ * @category accessors
+ */
+export const definition = (tool: Any): ToolDefinition.ToolDefinition => ToolDefinition.fromTool(tool)

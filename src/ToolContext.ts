@@ -1,0 +1,118 @@
+/**
+ * The per-call context of a tool. Dispatch makes a fresh one for every call.
+ *
+ * - Inbound values are ordinary Effect services: a tool `yield*`s the services it needs, and they become its
+ *   requirement type. Tools that cannot name their needs statically use {@link get} and {@link require}.
+ * - Result metadata: {@link insertResult} stores a host-only value, typed by its key, that the host reads from
+ *   `ToolResult.metadata`. It is never sent to the model and never logged.
+ * - Call facts: {@link callId} and {@link toolName}.
+ *
+ * @since 0.1.0
+ */
+import { Context, Data, Effect, Option } from "effect"
+
+/**
+ * Host-only values inserted by one call. Sealed when the call's result is built: a fiber the tool left behind cannot
+ * add to a result that has already been handed out.
+ *
+ * @internal
+ */
+export class MetadataStore {
+  private values: Map<string, unknown> | undefined = undefined
+  private sealed = false
+  insert(key: string, value: unknown): void {
+    if (this.sealed) return
+    if (this.values === undefined) this.values = new Map()
+    this.values.set(key, value)
+  }
+  /** Ends the call: returns what it inserted, or nothing when `keep` is false, and takes no more values. */
+  seal(keep: boolean): Context.Context<never> {
+    this.sealed = true
+    const values = this.values
+    this.values = undefined
+    return keep && values !== undefined ? Context.makeUnsafe(values) : emptyMetadata
+  }
+}
+
+const emptyMetadata: Context.Context<never> = Context.empty()
+
+/**
+ * The per-call service dispatch provides to every tool.
+ *
+ * @category services
+ */
+export class ToolContext extends Context.Service<ToolContext, {
+  readonly callId: string
+  readonly toolName: string
+  /** @internal */
+  readonly metadata: MetadataStore
+}>()("effect-llm-tools/ToolContext") {}
+
+/**
+ * A value a tool required with {@link require} was not in its context. Dispatch turns it into kind `other` with the
+ * model-visible message "required tool context value `<key>` was not found"; it does not go through the tool's
+ * `mapError`.
+ *
+ * @category errors
+ */
+export class MissingToolContext extends Data.TaggedError("MissingToolContext")<{ readonly key: string }> {
+  override get message(): string {
+    return `required tool context value \`${this.key}\` was not found`
+  }
+}
+
+/**
+ * The id of the call being executed.
+ *
+ * @category accessors
+ */
+export const callId: Effect.Effect<string, never, ToolContext> = Effect.map(ToolContext, (ctx) => ctx.callId)
+
+/**
+ * The name of the tool being executed.
+ *
+ * @category accessors
+ */
+export const toolName: Effect.Effect<string, never, ToolContext> = Effect.map(
+  ToolContext,
+  (ctx) => ctx.toolName
+)
+
+/**
+ * Stores a host-only value for this call, typed by its key. The host reads it with `ToolResult.metadata`.
+ * A call that completes (with success or a typed failure) keeps what it inserted; a call that does not (a timeout,
+ * a cancellation, a defect) leaves nothing behind.
+ *
+ * @example
+ * ```ts
+ * import { Context, Effect } from "effect"
+ * import { ToolContext } from "effect-llm-tools"
+ *
+ * class RowsRead extends Context.Service<RowsRead, number>()("app/RowsRead") {}
+ *
+ * const program = ToolContext.insertResult(RowsRead, 42)
+ * ```
+ *
+ * @category combinators
+ */
+export const insertResult = <I, S>(key: Context.Key<I, S>, value: NoInfer<S>): Effect.Effect<void, never, ToolContext> =>
+  Effect.map(ToolContext, (ctx) => ctx.metadata.insert(key.key, value))
+
+/**
+ * An inbound value the tool cannot name statically, if the caller provided it.
+ *
+ * @category accessors
+ */
+export const get = <I, S>(key: Context.Key<I, S>): Effect.Effect<Option.Option<S>> =>
+  Effect.contextWith((context: Context.Context<never>) =>
+    Effect.succeed(Context.getOption(context as Context.Context<I>, key))
+  )
+
+/**
+ * An inbound value the tool cannot name statically; fails with {@link MissingToolContext} when it is absent.
+ *
+ * @category accessors
+ */
+export const require = <I, S>(key: Context.Key<I, S>): Effect.Effect<S, MissingToolContext> =>
+  Effect.flatMap(get(key), (option) =>
+    Option.isSome(option) ? Effect.succeed(option.value) : Effect.fail(new MissingToolContext({ key: key.key })))

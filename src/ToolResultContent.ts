@@ -1,0 +1,258 @@
+/**
+ * The typed blocks a tool's model-visible output is made of: text, JSON, images, audio, files and resource links.
+ * Blocks stay typed until a provider adapter renders them for its wire format.
+ *
+ * Blocks are classes: a value is a block because it was built by one of these constructors, never because a plain
+ * object happens to have the same shape. Each block class has a Schema ({@link schema}) to serialize it.
+ *
+ * @since 0.1.0
+ */
+import { Data, Predicate, Schema, SchemaTransformation } from "effect"
+
+/**
+ * Where an image's or a file's bytes are: inline as base64, or at a URL.
+ *
+ * @category models
+ */
+export type Source =
+  | { readonly _tag: "Base64"; readonly data: string }
+  | { readonly _tag: "Url"; readonly url: string }
+
+/**
+ * How much detail a provider should use when it looks at an image.
+ *
+ * @category models
+ */
+export type ImageDetail = "auto" | "low" | "high"
+
+/**
+ * Plain text for the model.
+ *
+ * @category models
+ */
+export class Text extends Data.TaggedClass("Text")<{ readonly text: string }> {}
+
+/**
+ * A JSON value for the model. Adapters render it as compact JSON text where the provider wants text, and keep it
+ * structured where the provider takes structure.
+ *
+ * @category models
+ */
+export class Json extends Data.TaggedClass("Json")<{ readonly value: Schema.Json }> {}
+
+/**
+ * An image, inline (base64) or by URL.
+ *
+ * @category models
+ */
+export class Image extends Data.TaggedClass("Image")<{
+  readonly source: Source
+  readonly mediaType?: string | undefined
+  readonly detail?: ImageDetail | undefined
+}> {}
+
+/**
+ * Audio as base64 data with its media type.
+ *
+ * @category models
+ */
+export class Audio extends Data.TaggedClass("Audio")<{ readonly data: string; readonly mediaType: string }> {}
+
+/**
+ * A document such as a PDF, inline (base64) or by URL.
+ *
+ * @category models
+ */
+export class File extends Data.TaggedClass("File")<{
+  readonly source: Source
+  readonly mediaType: string
+  readonly filename?: string | undefined
+}> {}
+
+/**
+ * A link to a resource the model (or the host) can fetch, not its contents.
+ *
+ * @category models
+ */
+export class ResourceLink extends Data.TaggedClass("ResourceLink")<{
+  readonly uri: string
+  readonly name: string
+  readonly mediaType?: string | undefined
+  readonly description?: string | undefined
+}> {}
+
+/**
+ * Any content block.
+ *
+ * @category models
+ */
+export type ToolResultContent = Text | Json | Image | Audio | File | ResourceLink
+
+const blockClasses = [Text, Json, Image, Audio, File, ResourceLink] as const
+
+/**
+ * True for a value built as a content block. Plain objects shaped like blocks are not blocks.
+ *
+ * @example
+ * ```ts
+ * import { ToolResultContent } from "effect-llm-tools"
+ *
+ * ToolResultContent.isToolResultContent(ToolResultContent.text("hi")) // true
+ * ToolResultContent.isToolResultContent({ _tag: "Text", text: "hi" }) // false
+ * ```
+ *
+ * @category guards
+ */
+export const isToolResultContent = (u: unknown): u is ToolResultContent => {
+  if (!Predicate.isObject(u)) return false
+  for (const Block of blockClasses) {
+    if (u instanceof Block) return true
+  }
+  return false
+}
+
+/**
+ * A Text block.
+ *
+ * @category constructors
+ */
+export const text = (text: string): Text => new Text({ text })
+
+/**
+ * A Json block. The value must be JSON (plain objects, arrays, strings, finite numbers, booleans, null).
+ *
+ * @category constructors
+ */
+export const json = (value: Schema.Json): Json => new Json({ value })
+
+/**
+ * An image from base64 data.
+ *
+ * @category constructors
+ */
+export const imageBase64 = (data: string, mediaType?: string, detail?: ImageDetail): Image =>
+  new Image({ source: { _tag: "Base64", data }, mediaType, detail })
+
+/**
+ * An image at a URL.
+ *
+ * @category constructors
+ */
+export const imageUrl = (url: string, mediaType?: string, detail?: ImageDetail): Image =>
+  new Image({ source: { _tag: "Url", url }, mediaType, detail })
+
+/**
+ * Audio from base64 data.
+ *
+ * @category constructors
+ */
+export const audio = (data: string, mediaType: string): Audio => new Audio({ data, mediaType })
+
+/**
+ * A file (a PDF, say) from base64 data.
+ *
+ * @category constructors
+ */
+export const fileBase64 = (data: string, mediaType: string, filename?: string): File =>
+  new File({ source: { _tag: "Base64", data }, mediaType, filename })
+
+/**
+ * A file at a URL.
+ *
+ * @category constructors
+ */
+export const fileUrl = (url: string, mediaType: string, filename?: string): File =>
+  new File({ source: { _tag: "Url", url }, mediaType, filename })
+
+/**
+ * A link to a resource.
+ *
+ * @category constructors
+ */
+export const resourceLink = (options: {
+  readonly uri: string
+  readonly name: string
+  readonly mediaType?: string | undefined
+  readonly description?: string | undefined
+}): ResourceLink => new ResourceLink(options)
+
+// ---------------------------------------------------------------------------
+// Schemas
+// ---------------------------------------------------------------------------
+
+const SourceSchema = Schema.Union([
+  Schema.TaggedStruct("Base64", { data: Schema.String }),
+  Schema.TaggedStruct("Url", { url: Schema.String })
+])
+
+const optional = <S extends Schema.Top>(schema: S) => Schema.optionalKey(Schema.UndefinedOr(schema))
+
+/** Encodes a block class as its tagged struct of fields, and decodes the struct into a class instance. */
+const blockSchema = <Fields extends Schema.Struct.Fields, C extends new(fields: any) => { readonly _tag: string }>(
+  Block: C,
+  tag: InstanceType<C>["_tag"],
+  fields: Fields
+) =>
+  Schema.TaggedStruct(tag, fields).pipe(
+    Schema.decodeTo(
+      Schema.instanceOf(Block),
+      SchemaTransformation.transform({
+        decode: (fields) => {
+          const { _tag, ...rest } = fields as { readonly _tag: string }
+          return new Block(rest) as InstanceType<C>
+        },
+        encode: (block) => ({ ...block }) as any
+      })
+    )
+  )
+
+/**
+ * The Schema of each block class, encoding to a tagged struct.
+ *
+ * @category schemas
+ */
+export const TextSchema = blockSchema(Text, "Text", { text: Schema.String })
+
+/** @category schemas */
+export const JsonSchema = blockSchema(Json, "Json", { value: Schema.Json })
+
+/** @category schemas */
+export const ImageSchema = blockSchema(Image, "Image", {
+  source: SourceSchema,
+  mediaType: optional(Schema.String),
+  detail: optional(Schema.Literals(["auto", "low", "high"]))
+})
+
+/** @category schemas */
+export const AudioSchema = blockSchema(Audio, "Audio", { data: Schema.String, mediaType: Schema.String })
+
+/** @category schemas */
+export const FileSchema = blockSchema(File, "File", {
+  source: SourceSchema,
+  mediaType: Schema.String,
+  filename: optional(Schema.String)
+})
+
+/** @category schemas */
+export const ResourceLinkSchema = blockSchema(ResourceLink, "ResourceLink", {
+  uri: Schema.String,
+  name: Schema.String,
+  mediaType: optional(Schema.String),
+  description: optional(Schema.String)
+})
+
+/**
+ * The Schema of any block: encodes a block into a tagged JSON object and decodes it back into its class.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ToolResultContent } from "effect-llm-tools"
+ *
+ * const encoded = Schema.encodeSync(ToolResultContent.schema)(ToolResultContent.text("hi"))
+ * // { _tag: "Text", text: "hi" }
+ * ```
+ *
+ * @category schemas
+ */
+export const schema = Schema.Union([TextSchema, JsonSchema, ImageSchema, AudioSchema, FileSchema, ResourceLinkSchema])

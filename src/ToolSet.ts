@@ -1,0 +1,329 @@
+/**
+ * An immutable, ordered collection of tools, and the one way to execute a model's tool calls against it.
+ *
+ * `execute` turns any call — JSON text or a parsed value, valid or garbage, to a known tool or not — into exactly one
+ * `ToolResult`. It never fails and never dies. Its requirement type is the union of the tools' requirements: a
+ * missing inbound service is a compile error, not a runtime surprise.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, Option, Predicate } from "effect"
+import { dual } from "effect/Function"
+import { type Pipeable, pipeArguments } from "effect/Pipeable"
+import { dispatch, type ExecuteOptions, type Registry } from "./internal/dispatch.ts"
+import type * as Tool from "./Tool.ts"
+import type * as ToolCall from "./ToolCall.ts"
+import * as ToolDefinition from "./ToolDefinition.ts"
+import type { ToolResult } from "./ToolResult.ts"
+
+export type { ExecuteOptions }
+
+const TypeId = "~effect-llm-tools/ToolSet" as const
+
+/**
+ * An ordered set of tools with unique names.
+ *
+ * @category models
+ */
+export interface ToolSet<out Tools extends Tool.Any> extends Pipeable {
+  readonly [TypeId]: { readonly _Tools: (_: never) => Tools }
+  /** The tools, in order. */
+  readonly tools: ReadonlyArray<Tools>
+  /** @internal */
+  readonly registry: Registry
+}
+
+/**
+ * Any tool set.
+ *
+ * @category models
+ */
+export type Any = ToolSet<Tool.Any>
+
+/**
+ * The tools of a set.
+ *
+ * @category models
+ */
+export type Tools<S> = S extends ToolSet<infer T> ? T : never
+
+/**
+ * What executing calls against a set requires: the union of its tools' requirements.
+ *
+ * @category models
+ */
+export type Requirements<S> = Tool.Requirements<Tools<S>>
+
+/**
+ * Options of {@link executeAll}.
+ *
+ * @category models
+ */
+export interface ExecuteAllOptions extends ExecuteOptions {
+  /** How many calls run at once; results keep call order whatever order they finish in. Default: one at a time. */
+  readonly concurrency?: number | "unbounded" | undefined
+}
+
+/**
+ * True for a tool set.
+ *
+ * @category guards
+ */
+export const isToolSet = (u: unknown): u is Any => Predicate.hasProperty(u, TypeId)
+
+const Proto = {
+  [TypeId]: { _Tools: (_: never) => _ },
+  pipe() {
+    return pipeArguments(this, arguments)
+  }
+}
+
+const fromArray = <T extends Tool.Any>(tools: ReadonlyArray<T>): ToolSet<T> => {
+  const self = Object.create(Proto)
+  self.tools = tools
+  const byName = new Map<string, T>()
+  for (const tool of tools) byName.set(tool.name, tool)
+  self.registry = { byName, names: tools.map((tool) => tool.name) } satisfies Registry
+  return self
+}
+
+const upsert = <T extends Tool.Any>(tools: ReadonlyArray<T>, tool: T): Array<T> => {
+  const index = tools.findIndex((existing) => existing.name === tool.name)
+  if (index === -1) return [...tools, tool]
+  const out = tools.slice()
+  out[index] = tool
+  return out
+}
+
+/**
+ * A set of tools, in the order given. A later tool with the name of an earlier one replaces it in place.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { Tool, ToolSet } from "effect-llm-tools"
+ *
+ * const Echo = Tool.make("echo", {
+ *   description: "Echo the text back",
+ *   parameters: Schema.Struct({ text: Schema.String }),
+ *   call: ({ text }) => Effect.succeed(text)
+ * })
+ *
+ * const set = ToolSet.make(Echo)
+ * ```
+ *
+ * @category constructors
+ */
+export const make = <const T extends ReadonlyArray<Tool.Any>>(...tools: T): ToolSet<T[number]> =>
+  fromArray(tools.reduce<Array<T[number]>>((acc, tool) => upsert(acc, tool), []))
+
+/**
+ * The empty set.
+ *
+ * @category constructors
+ */
+export const empty: ToolSet<never> = fromArray<never>([])
+
+/**
+ * Adds a tool. A tool with the same name is replaced in place, keeping its position.
+ *
+ * @category combinators
+ */
+export const add: {
+  <T2 extends Tool.Any>(tool: T2): <T extends Tool.Any>(self: ToolSet<T>) => ToolSet<T | T2>
+  <T extends Tool.Any, T2 extends Tool.Any>(self: ToolSet<T>, tool: T2): ToolSet<T | T2>
+} = dual(
+  2,
+  <T extends Tool.Any, T2 extends Tool.Any>(self: ToolSet<T>, tool: T2): ToolSet<T | T2> =>
+    fromArray(upsert<T | T2>(self.tools, tool))
+)
+
+/**
+ * Removes the tool with this name, keeping the order of the rest.
+ *
+ * @category combinators
+ */
+export const remove: {
+  <N extends string>(name: N): <T extends Tool.Any>(self: ToolSet<T>) => ToolSet<Exclude<T, { readonly name: N }>>
+  <T extends Tool.Any, N extends string>(self: ToolSet<T>, name: N): ToolSet<Exclude<T, { readonly name: N }>>
+} = dual(
+  2,
+  <T extends Tool.Any, N extends string>(self: ToolSet<T>, name: N): ToolSet<Exclude<T, { readonly name: N }>> =>
+    fromArray(self.tools.filter((tool) => tool.name !== name) as Array<Exclude<T, { readonly name: N }>>)
+)
+
+/**
+ * The tools of both sets: `self`'s in order, then `that`'s; a tool of `that` replaces a same-named tool of `self` in
+ * place.
+ *
+ * @category combinators
+ */
+export const merge: {
+  <T2 extends Tool.Any>(that: ToolSet<T2>): <T extends Tool.Any>(self: ToolSet<T>) => ToolSet<T | T2>
+  <T extends Tool.Any, T2 extends Tool.Any>(self: ToolSet<T>, that: ToolSet<T2>): ToolSet<T | T2>
+} = dual(
+  2,
+  <T extends Tool.Any, T2 extends Tool.Any>(self: ToolSet<T>, that: ToolSet<T2>): ToolSet<T | T2> =>
+    fromArray(that.tools.reduce<Array<T | T2>>((acc, tool) => upsert(acc, tool), self.tools.slice()))
+)
+
+/**
+ * The tool with this name.
+ *
+ * @category accessors
+ */
+export const get: {
+  (name: string): <T extends Tool.Any>(self: ToolSet<T>) => Option.Option<T>
+  <T extends Tool.Any>(self: ToolSet<T>, name: string): Option.Option<T>
+} = dual(
+  2,
+  <T extends Tool.Any>(self: ToolSet<T>, name: string): Option.Option<T> =>
+    Option.fromUndefinedOr(self.registry.byName.get(name) as T | undefined)
+)
+
+/**
+ * The names of the tools, in order.
+ *
+ * @category accessors
+ */
+export const names = <T extends Tool.Any>(self: ToolSet<T>): ReadonlyArray<T["name"]> => self.registry.names
+
+/**
+ * The provider-facing definitions of the tools, in order.
+ *
+ * @category accessors
+ */
+export const definitions = <T extends Tool.Any>(self: ToolSet<T>): ReadonlyArray<ToolDefinition.ToolDefinition> =>
+  self.tools.map(ToolDefinition.fromTool)
+
+/**
+ * Executes one call. Always succeeds with exactly one `ToolResult`, whatever the model sent and whatever the tool did.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { Tool, ToolCall, ToolSet } from "effect-llm-tools"
+ *
+ * const Echo = Tool.make("echo", {
+ *   description: "Echo the text back",
+ *   parameters: Schema.Struct({ text: Schema.String }),
+ *   call: ({ text }) => Effect.succeed(text)
+ * })
+ *
+ * const program = ToolSet.make(Echo).pipe(
+ *   ToolSet.execute(ToolCall.make({ id: "call_1", name: "echo", arguments: "{\"text\":\"hi\"}" }))
+ * )
+ * ```
+ *
+ * @category execution
+ */
+export const execute: {
+  (
+    call: ToolCall.ToolCall,
+    options?: ExecuteOptions
+  ): <T extends Tool.Any>(self: ToolSet<T>) => Effect.Effect<ToolResult, never, Tool.Requirements<T>>
+  <T extends Tool.Any>(
+    self: ToolSet<T>,
+    call: ToolCall.ToolCall,
+    options?: ExecuteOptions
+  ): Effect.Effect<ToolResult, never, Tool.Requirements<T>>
+} = dual(
+  (args) => isToolSet(args[0]),
+  <T extends Tool.Any>(
+    self: ToolSet<T>,
+    call: ToolCall.ToolCall,
+    options?: ExecuteOptions
+  ): Effect.Effect<ToolResult, never, Tool.Requirements<T>> => dispatch(self.registry, call, options)
+)
+
+/**
+ * Executes a batch of calls, results in call order whatever order they finish in. Never fails.
+ *
+ * @category execution
+ */
+export const executeAll: {
+  (
+    calls: Iterable<ToolCall.ToolCall>,
+    options?: ExecuteAllOptions
+  ): <T extends Tool.Any>(self: ToolSet<T>) => Effect.Effect<Array<ToolResult>, never, Tool.Requirements<T>>
+  <T extends Tool.Any>(
+    self: ToolSet<T>,
+    calls: Iterable<ToolCall.ToolCall>,
+    options?: ExecuteAllOptions
+  ): Effect.Effect<Array<ToolResult>, never, Tool.Requirements<T>>
+} = dual(
+  (args) => isToolSet(args[0]),
+  <T extends Tool.Any>(
+    self: ToolSet<T>,
+    calls: Iterable<ToolCall.ToolCall>,
+    options?: ExecuteAllOptions
+  ): Effect.Effect<Array<ToolResult>, never, Tool.Requirements<T>> =>
+    Effect.forEach(calls, (call) => dispatch(self.registry, call, options), {
+      concurrency: options?.concurrency ?? 1
+    })
+)
+
+/**
+ * The dispatch service a layer supplies: the set's `execute`, `executeAll` and `definitions`, with the services
+ * captured when the layer was built already provided. `PerCall` is what is left: the inbound values each call needs.
+ *
+ * @category services
+ */
+export interface Service<PerCall> {
+  readonly execute: (call: ToolCall.ToolCall, options?: ExecuteOptions) => Effect.Effect<ToolResult, never, PerCall>
+  readonly executeAll: (
+    calls: Iterable<ToolCall.ToolCall>,
+    options?: ExecuteAllOptions
+  ) => Effect.Effect<Array<ToolResult>, never, PerCall>
+  readonly definitions: ReadonlyArray<ToolDefinition.ToolDefinition>
+}
+
+/**
+ * A layer that supplies a set's dispatch service under `tag`. The service type of the tag names the per-call inbound
+ * values (`Service<CurrentUser>`); every other requirement of the tools is captured when the layer is built, and
+ * becomes the layer's requirement. Values the caller provides per call take precedence over captured ones.
+ *
+ * @example
+ * ```ts
+ * import { Context, Effect, Layer, Schema } from "effect"
+ * import { Tool, ToolSet } from "effect-llm-tools"
+ *
+ * class Database extends Context.Service<Database, { readonly lookup: (id: string) => string }>()("app/Database") {}
+ * class CurrentUser extends Context.Service<CurrentUser, { readonly id: string }>()("app/CurrentUser") {}
+ *
+ * const Whoami = Tool.make("whoami", {
+ *   description: "Who is asking",
+ *   parameters: Schema.Struct({}),
+ *   call: () =>
+ *     Effect.gen(function*() {
+ *       const db = yield* Database
+ *       const user = yield* CurrentUser
+ *       return db.lookup(user.id)
+ *     })
+ * })
+ *
+ * class Tools extends Context.Service<Tools, ToolSet.Service<CurrentUser>>()("app/Tools") {}
+ *
+ * // Layer<Tools, never, Database>: the database is captured once; each call brings its CurrentUser.
+ * const ToolsLive = ToolSet.toLayer(Tools, ToolSet.make(Whoami))
+ * ```
+ *
+ * @category layers
+ */
+export const toLayer = <I, PerCall, T extends Tool.Any>(
+  tag: Context.Key<I, Service<PerCall>>,
+  set: ToolSet<T>
+): Layer.Layer<I, never, Exclude<Tool.Requirements<T>, PerCall>> =>
+  Layer.effect(
+    tag,
+    Effect.map(Effect.context<Exclude<Tool.Requirements<T>, PerCall>>(), (captured): Service<PerCall> => {
+      // The caller's context wins: its tracer, parent span and per-call values; captured services fill the rest.
+      const withCaptured = <A>(effect: Effect.Effect<A, never, any>): Effect.Effect<A, never, PerCall> =>
+        Effect.updateContext(effect, (caller: Context.Context<never>) => Context.merge(captured, caller))
+      return {
+        execute: (call, options) => withCaptured(execute(set, call, options)),
+        executeAll: (calls, options) => withCaptured(executeAll(set, calls, options)),
+        definitions: definitions(set)
+      }
+    })
+  )

@@ -1,0 +1,32 @@
+/**
+ * effect-llm-tools: author, register and execute the tools that LLMs call, on Effect 4.
+ *
+ * @since 0.1.0
+ */
+
+/** Typed tools with one `call`. */
+export * as Tool from "./Tool.ts"
+
+/** The per-call context: inbound values, host-only result metadata, call facts. */
+export * as ToolContext from "./ToolContext.ts"
+
+/** Content blocks: text, JSON, images, audio, files, resource links. */
+export * as ToolResultContent from "./ToolResultContent.ts"
+
+/** The canonical model-visible output, and the conversion of return values into it. */
+export * as ToolOutput from "./ToolOutput.ts"
+
+/** The one error envelope, with its closed set of kinds. */
+export * as ToolExecutionError from "./ToolExecutionError.ts"
+
+/** What the model asked for. */
+export * as ToolCall from "./ToolCall.ts"
+
+/** The single execution view of a call. */
+export * as ToolResult from "./ToolResult.ts"
+
+/** Provider-facing definitions with JSON Schema. */
+export * as ToolDefinition from "./ToolDefinition.ts"
+
+/** Ordered tool collections and dispatch. */
+export * as ToolSet from "./ToolSet.ts"

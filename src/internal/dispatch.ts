@@ -1,0 +1,279 @@
+/**
+ * The one dispatch path. Every tool call — JSON text or a parsed value, valid or garbage, to a known tool or not —
+ * goes through `dispatch` and ends in exactly one `ToolResult`. The returned Effect never fails and never dies.
+ *
+ *   1. look the name up            → not_found
+ *   2. parse the arguments         → invalid_args (bad JSON, limits, not an object)
+ *   3. decode with the Schema      → invalid_args (every failing path and what was expected)
+ *   4. run `call` with a fresh ToolContext, under the tool's timeout
+ *                                  → mapError / other / cancelled / timeout
+ *   5. convert the return value into a ToolOutput
+ *                                  → other (the value cannot be encoded)
+ *   6. build the ToolResult; record metrics, and a span when a tracing backend is installed
+ *
+ * Everything a call can reuse is computed once per tool, in its `Plan`. Synchronous Schemas return an `Exit` from
+ * their parser, so a pure tool never needs more than the one fiber `execute` already runs on.
+ */
+import { Cause, Context, Duration, Effect, Exit, Option, Result, Schema, Tracer } from "effect"
+import * as SchemaParser from "effect/SchemaParser"
+import type * as SchemaIssue from "effect/SchemaIssue"
+import type * as Tool from "../Tool.ts"
+import type * as ToolCall from "../ToolCall.ts"
+import { MetadataStore, MissingToolContext, ToolContext } from "../ToolContext.ts"
+import * as ToolExecutionError from "../ToolExecutionError.ts"
+import * as ToolOutput from "../ToolOutput.ts"
+import { ToolResult } from "../ToolResult.ts"
+import { formatIssues } from "./issues.ts"
+import { defaultLimits, type JsonLimits, parseArguments } from "./json.ts"
+import { resultAttributes, ToolMetrics, unknownToolName } from "./telemetry.ts"
+
+/** Per-call options of `execute`. */
+export interface ExecuteOptions {
+  /** The most UTF-8 bytes of argument JSON text to parse. Default 1 MiB. */
+  readonly maxArgumentBytes?: number | undefined
+  /** The deepest nesting of arrays and objects in the arguments. Default 64. */
+  readonly maxArgumentDepth?: number | undefined
+}
+
+/** What dispatch reuses across the calls of one tool. */
+interface Plan {
+  readonly tool: Tool.Any
+  readonly decode: (input: unknown) => Effect.Effect<unknown, SchemaIssue.Issue>
+  readonly encode: ((value: unknown) => Result.Result<unknown, string>) | undefined
+  readonly timeoutMs: number | undefined
+  readonly metrics: ToolMetrics
+}
+
+const plans = new WeakMap<Tool.Any, Plan>()
+
+const planOf = (tool: Tool.Any): Plan => {
+  let plan = plans.get(tool)
+  if (plan === undefined) {
+    plan = makePlan(tool)
+    plans.set(tool, plan)
+  }
+  return plan
+}
+
+const makePlan = (tool: Tool.Any): Plan => {
+  const decode = SchemaParser.decodeUnknownEffect(Schema.toCodecJson(tool.parameters), {
+    errors: "all",
+    onExcessProperty: tool.onExcessProperty
+  })
+  let encode: Plan["encode"] = undefined
+  if (tool.success !== undefined) {
+    const encodeEffect = SchemaParser.encodeUnknownEffect(Schema.toCodecJson(tool.success), { errors: "all" })
+    encode = (value) => {
+      const exit = encodeEffect(value)
+      if (!Exit.isExit(exit)) return Result.fail("the success Schema encodes asynchronously; outputs must encode synchronously")
+      if (Exit.isSuccess(exit)) return Result.succeed(exit.value)
+      const issue = Cause.findErrorOption(exit.cause as Cause.Cause<SchemaIssue.Issue>)
+      return Result.fail(
+        Option.isSome(issue)
+          ? `the output does not match the success Schema:\n${formatIssues(issue.value)}`
+          : "the success Schema failed to encode the output"
+      )
+    }
+  }
+  const timeout = tool.annotations.timeout
+  return {
+    tool,
+    decode,
+    encode,
+    timeoutMs: timeout === undefined ? undefined : Duration.toMillis(Duration.fromInputUnsafe(timeout)),
+    metrics: new ToolMetrics(tool.name)
+  }
+}
+
+const unknownToolMetrics = new ToolMetrics(unknownToolName)
+
+/** How many available names a not_found error lists. */
+const maxListedNames = 20
+
+/** The immutable lookup structure dispatch runs against. */
+export interface Registry {
+  readonly byName: ReadonlyMap<string, Tool.Any>
+  readonly names: ReadonlyArray<string>
+}
+
+/** Runs one call through the pipeline. Never fails, never dies. */
+export const dispatch = (
+  registry: Registry,
+  call: ToolCall.ToolCall,
+  options?: ExecuteOptions
+): Effect.Effect<ToolResult, never, any> =>
+  Effect.withFiber((fiber) => {
+    const startedAt = performance.now()
+    const tracer = fiber.getRef(Tracer.Tracer)
+    const traced = tracer !== Tracer.nativeTracer
+    const program = run(registry, call, options, startedAt)
+    const recorded = Effect.map(program, (result) => {
+      const tool = registry.byName.get(call.name)
+      ;(tool === undefined ? unknownToolMetrics : planOf(tool).metrics).record(result, fiber.context)
+      return result
+    })
+    if (!traced) return recorded
+    return Effect.useSpan(
+      `execute_tool ${call.name}`,
+      {
+        kind: "internal",
+        attributes: {
+          "gen_ai.operation.name": "execute_tool",
+          "gen_ai.tool.name": call.name,
+          "gen_ai.tool.call.id": call.id
+        }
+      },
+      (span) =>
+        Effect.map(Effect.withParentSpan(recorded, span, { captureStackTrace: false }), (result) => {
+          for (const [key, value] of resultAttributes(result)) span.attribute(key, value)
+          return result
+        })
+    )
+  })
+
+const run = (
+  registry: Registry,
+  call: ToolCall.ToolCall,
+  options: ExecuteOptions | undefined,
+  startedAt: number
+): Effect.Effect<ToolResult, never, any> => {
+  const tool = registry.byName.get(call.name)
+  if (tool === undefined) {
+    const listed = registry.names.slice(0, maxListedNames).map((name) => `\`${name}\``).join(", ")
+    const more = registry.names.length > maxListedNames ? `, and ${registry.names.length - maxListedNames} more` : ""
+    const available = registry.names.length === 0 ? "no tools are available" : `available tools: ${listed}${more}`
+    return Effect.succeed(
+      failed(call, call.arguments, ToolExecutionError.notFound(`tool \`${call.name}\` not found; ${available}`), startedAt)
+    )
+  }
+  const parsed = parseArguments(call.arguments, limitsOf(options))
+  if (Result.isFailure(parsed.result)) {
+    const failure = parsed.result.failure
+    const message = failure._tag === "NotAnObject"
+      ? "tool arguments must be a JSON object"
+      : `failed to parse tool arguments: ${failure.reason}`
+    return Effect.succeed(failed(call, parsed.value, ToolExecutionError.invalidArgs(message), startedAt))
+  }
+  const plan = planOf(tool)
+  const decoded = plan.decode(parsed.result.success)
+  return Exit.isExit(decoded)
+    ? afterDecode(plan, call, parsed.value, decoded as Exit.Exit<unknown, SchemaIssue.Issue>, startedAt)
+    : Effect.flatMap(Effect.exit(decoded), (exit) => afterDecode(plan, call, parsed.value, exit, startedAt))
+}
+
+const limitsOf = (options: ExecuteOptions | undefined): JsonLimits =>
+  options === undefined || (options.maxArgumentBytes === undefined && options.maxArgumentDepth === undefined)
+    ? defaultLimits
+    : {
+      maxBytes: options.maxArgumentBytes ?? defaultLimits.maxBytes,
+      maxDepth: options.maxArgumentDepth ?? defaultLimits.maxDepth
+    }
+
+const afterDecode = (
+  plan: Plan,
+  call: ToolCall.ToolCall,
+  args: unknown,
+  decoded: Exit.Exit<unknown, SchemaIssue.Issue>,
+  startedAt: number
+): Effect.Effect<ToolResult, never, any> => {
+  if (Exit.isFailure(decoded)) {
+    const issue = Cause.findErrorOption(decoded.cause)
+    const error = Option.isSome(issue)
+      ? ToolExecutionError.invalidArgs(`tool arguments did not match the schema:\n${formatIssues(issue.value)}`)
+      : ToolExecutionError.makeSafe("other", "decoding the tool arguments failed unexpectedly", Cause.squash(decoded.cause))
+    return Effect.succeed(failed(call, args, error, startedAt))
+  }
+  const metadata = new MetadataStore()
+  let program: Effect.Effect<unknown, unknown, any>
+  try {
+    program = plan.tool.call(decoded.value)
+  } catch (defect) {
+    // A `call` that throws before it returns an Effect is a defect like any other.
+    return Effect.succeed(failed(call, args, defectError(defect), startedAt))
+  }
+  program = Effect.provideService(program, ToolContext, { callId: call.id, toolName: plan.tool.name, metadata })
+  if (plan.timeoutMs !== undefined) {
+    const timeoutMs = plan.timeoutMs
+    program = Effect.flatMap(
+      Effect.timeoutOption(program, timeoutMs),
+      (option) => Option.isSome(option) ? Effect.succeed(option.value) : Effect.fail(new TimedOut({ timeoutMs }))
+    )
+  }
+  return Effect.matchCause(program, {
+    onFailure: (cause) => {
+      const error = fromCause(plan, cause)
+      // A call that completed with a typed failure keeps its metadata; one that did not complete keeps none.
+      const completed = error.kind !== "timeout" && error.kind !== "cancelled" && !isDefect(cause)
+      return result(call, args, error.refused ? "denied" : "error", error.modelOutput, Option.some(error), metadata.seal(completed), startedAt)
+    },
+    onSuccess: (value) => {
+      const output = ToolOutput.fromReturn(value, plan.encode)
+      if (Result.isFailure(output)) {
+        const error = ToolExecutionError.makeSafe("other", `tool \`${plan.tool.name}\` returned an output that cannot be encoded: ${output.failure}`)
+        return result(call, args, "error", error.modelOutput, Option.some(error), metadata.seal(false), startedAt)
+      }
+      return result(call, args, "success", output.success, Option.none(), metadata.seal(true), startedAt)
+    }
+  })
+}
+
+/** The tool ran past its timeout: dispatch interrupted it. Never escapes dispatch. */
+class TimedOut {
+  readonly timeoutMs: number
+  constructor(options: { readonly timeoutMs: number }) {
+    this.timeoutMs = options.timeoutMs
+  }
+}
+
+const isDefect = (cause: Cause.Cause<unknown>): boolean => !Cause.hasFails(cause) && Cause.hasDies(cause)
+
+/** Folds the cause of a failed call into one error. A typed failure wins over a defect, a defect over interruption. */
+const fromCause = (plan: Plan, cause: Cause.Cause<unknown>): ToolExecutionError.ToolExecutionError => {
+  const failure = Cause.findErrorOption(cause)
+  if (Option.isSome(failure)) {
+    const error = failure.value
+    if (error instanceof TimedOut) {
+      return ToolExecutionError.makeSafe("timeout", `tool \`${plan.tool.name}\` timed out after ${error.timeoutMs} ms`)
+    }
+    if (error instanceof MissingToolContext) return ToolExecutionError.other(error.message)
+    try {
+      return plan.tool.mapError(error)
+    } catch (defect) {
+      return ToolExecutionError.makeSafe("other", `the mapError of tool \`${plan.tool.name}\` threw`, defect)
+    }
+  }
+  const defect = Cause.findDefect(cause)
+  if (Result.isSuccess(defect)) return defectError(defect.success)
+  return ToolExecutionError.cancelled()
+}
+
+const defectError = (defect: unknown): ToolExecutionError.ToolExecutionError =>
+  ToolExecutionError.makeSafe("other", `tool died with ${ToolExecutionError.describeError(defect)}`, defect)
+
+const failed = (
+  call: ToolCall.ToolCall,
+  args: unknown,
+  error: ToolExecutionError.ToolExecutionError,
+  startedAt: number
+): ToolResult =>
+  result(call, args, error.refused ? "denied" : "error", error.modelOutput, Option.some(error), Context.empty(), startedAt)
+
+const result = (
+  call: ToolCall.ToolCall,
+  args: unknown,
+  status: ToolResult["status"],
+  output: ToolOutput.ToolOutput,
+  error: Option.Option<ToolExecutionError.ToolExecutionError>,
+  metadata: Context.Context<never>,
+  startedAt: number
+): ToolResult =>
+  new ToolResult({
+    callId: call.id,
+    name: call.name,
+    arguments: args,
+    status,
+    output,
+    error,
+    metadata,
+    durationMs: performance.now() - startedAt
+  })

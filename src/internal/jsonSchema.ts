@@ -1,0 +1,116 @@
+/**
+ * JSON Schema for tool definitions, generated once per tool from its Schemas and normalized into what providers
+ * accept: no `$ref` to definitions a provider cannot resolve, no ±2^53 integer bounds, `additionalProperties: false`
+ * on objects, and an object with `properties` and `required` at the top of every parameters schema.
+ */
+import { Schema, SchemaAST } from "effect"
+
+/** A JSON Schema object. */
+export type JsonSchema = { readonly [key: string]: unknown }
+
+const defsPrefix = "#/$defs/"
+
+/**
+ * The JSON Schema of a Schema's JSON-encoded side (the side the model writes and dispatch decodes), normalized.
+ * Definitions are inlined where they are not recursive; recursive ones stay in a root `$defs`, which any
+ * draft 2020-12 resolver finds.
+ */
+export const toJsonSchema = (schema: Schema.Top): JsonSchema => {
+  const document = Schema.toJsonSchemaDocument(schema)
+  const definitions = document.definitions as Record<string, JsonSchema>
+  const recursive = findRecursive(definitions)
+  const normalize = (node: unknown, expanding: ReadonlySet<string>): unknown => {
+    if (Array.isArray(node)) return node.map((item) => normalize(item, expanding))
+    if (typeof node !== "object" || node === null) return node
+    const source = node as Record<string, unknown>
+    const ref = source.$ref
+    if (typeof ref === "string" && ref.startsWith(defsPrefix)) {
+      const name = ref.slice(defsPrefix.length)
+      const target = definitions[name]
+      if (target !== undefined && !recursive.has(name) && !expanding.has(name)) {
+        const { $ref: _, ...siblings } = source
+        const inlined = normalize(target, new Set([...expanding, name])) as Record<string, unknown>
+        return Object.keys(siblings).length === 0 ? inlined : { ...inlined, ...normalizeFields(siblings, expanding) }
+      }
+      return source
+    }
+    return normalizeFields(source, expanding)
+  }
+  const normalizeFields = (source: Record<string, unknown>, expanding: ReadonlySet<string>) => {
+    const out: Record<string, unknown> = {}
+    for (const [key, value] of Object.entries(source)) {
+      out[key] = key === "properties" && typeof value === "object" && value !== null
+        ? Object.fromEntries(Object.entries(value).map(([name, property]) => [name, normalize(property, expanding)]))
+        : normalize(value, expanding)
+    }
+    if (out.type === "integer") {
+      if (out.minimum === Number.MIN_SAFE_INTEGER) delete out.minimum
+      if (out.maximum === Number.MAX_SAFE_INTEGER) delete out.maximum
+    }
+    if (out.type === "object" && out.additionalProperties === true && out.patternProperties === undefined) {
+      out.additionalProperties = false
+    }
+    return out
+  }
+  const root = normalize(document.schema, new Set()) as Record<string, unknown>
+  if (recursive.size === 0) return root
+  const $defs: Record<string, unknown> = {}
+  for (const name of recursive) $defs[name] = normalize(definitions[name], new Set([name]))
+  return { ...root, $defs }
+}
+
+/**
+ * The JSON Schema of a tool's parameters: like {@link toJsonSchema}, and always an object with `properties` and
+ * `required`, which is what every provider asks for (an empty struct says so explicitly).
+ */
+export const toParametersJsonSchema = (schema: Schema.Top): JsonSchema => {
+  const ast = SchemaAST.toEncoded(schema.ast)
+  if (ast._tag === "Objects" && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0) {
+    return { type: "object", properties: {}, required: [], additionalProperties: false }
+  }
+  const out = toJsonSchema(schema)
+  if (out.type === "object" && out.properties !== undefined && out.required === undefined) {
+    return { ...out, required: [] }
+  }
+  return out
+}
+
+/** The names of the definitions that reach themselves through `$ref`s. */
+const findRecursive = (definitions: Record<string, JsonSchema>): Set<string> => {
+  const edges = new Map<string, Set<string>>()
+  for (const [name, definition] of Object.entries(definitions)) edges.set(name, collectRefs(definition))
+  const recursive = new Set<string>()
+  for (const name of edges.keys()) {
+    // Depth-first from `name`: is `name` reachable again?
+    const seen = new Set<string>()
+    const stack = [...(edges.get(name) ?? [])]
+    while (stack.length > 0) {
+      const next = stack.pop()!
+      if (next === name) {
+        recursive.add(name)
+        break
+      }
+      if (seen.has(next)) continue
+      seen.add(next)
+      stack.push(...(edges.get(next) ?? []))
+    }
+  }
+  return recursive
+}
+
+const collectRefs = (node: unknown): Set<string> => {
+  const refs = new Set<string>()
+  const stack: Array<unknown> = [node]
+  while (stack.length > 0) {
+    const current = stack.pop()
+    if (Array.isArray(current)) stack.push(...current)
+    else if (typeof current === "object" && current !== null) {
+      for (const [key, value] of Object.entries(current)) {
+        if (key === "$ref" && typeof value === "string" && value.startsWith(defsPrefix)) {
+          refs.add(value.slice(defsPrefix.length))
+        } else stack.push(value)
+      }
+    }
+  }
+  return refs
+}

@@ -1,0 +1,63 @@
+/**
+ * Telemetry for tool calls, following the OpenTelemetry GenAI conventions: one `execute_tool <name>` span per call
+ * (only when a tracing backend is installed), and two metrics updated for every call.
+ */
+import { Metric } from "effect"
+import type { Context } from "effect"
+import type { ToolResult } from "../ToolResult.ts"
+
+/** Calls, by tool name, status and error kind. */
+export const calls = Metric.counter("gen_ai.tool.calls", {
+  description: "Tool calls executed, by tool, status and error kind",
+  incremental: true
+})
+
+/** Call durations in milliseconds, by tool name and status. */
+export const duration = Metric.histogram("gen_ai.tool.duration", {
+  description: "Wall time of tool calls in milliseconds",
+  boundaries: Metric.exponentialBoundaries({ start: 0.01, factor: 4, count: 12 })
+})
+
+/**
+ * The name calls to tools that do not exist are counted under: the names a model invents are unbounded, and metric
+ * attributes must not be.
+ */
+export const unknownToolName = "_unknown"
+
+interface Instruments {
+  readonly calls: Metric.Metric<number, unknown>
+  readonly duration: Metric.Metric<number, unknown>
+}
+
+/**
+ * The attributed metrics of one tool, made on first use for each status and kind, then reused: a call updates its
+ * metrics without building attribute sets.
+ */
+export class ToolMetrics {
+  private readonly byOutcome = new Map<string, Instruments>()
+  private readonly toolName: string
+  constructor(toolName: string) {
+    this.toolName = toolName
+  }
+  record(result: ToolResult, context: Context.Context<never>): void {
+    const kind = result.error._tag === "Some" ? result.error.value.kind : undefined
+    const key = kind === undefined ? result.status : `${result.status}:${kind}`
+    let instruments = this.byOutcome.get(key)
+    if (instruments === undefined) {
+      const attributes: Record<string, string> = { "gen_ai.tool.name": this.toolName, "tool.status": result.status }
+      instruments = {
+        duration: Metric.withAttributes(duration, attributes),
+        calls: Metric.withAttributes(calls, kind === undefined ? attributes : { ...attributes, "error.type": kind })
+      }
+      this.byOutcome.set(key, instruments)
+    }
+    instruments.calls.updateUnsafe(1, context)
+    instruments.duration.updateUnsafe(result.durationMs, context)
+  }
+}
+
+/** Span attributes for a finished call. */
+export const resultAttributes = (result: ToolResult): ReadonlyArray<readonly [string, string]> =>
+  result.error._tag === "Some"
+    ? [["tool.status", result.status], ["error.type", result.error.value.kind]]
+    : [["tool.status", result.status]]
