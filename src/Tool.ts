@@ -71,7 +71,8 @@ export interface Tool<out Name extends string, in out Params, out Output, in out
   /** What dispatch does with argument keys the `parameters` Schema does not know: drop them, or reject the call. */
   readonly onExcessProperty: "ignore" | "error"
   readonly call: (args: Params) => Effect.Effect<Output, Failure, R | ToolContext>
-  readonly mapError: (error: Failure) => ToolExecutionError.ToolExecutionError
+  /** Folds failures of `call` that are not already a `ToolExecutionError`. */
+  readonly mapError: (error: Exclude<Failure, ToolExecutionError.ToolExecutionError>) => ToolExecutionError.ToolExecutionError
 }
 
 /**
@@ -88,8 +89,9 @@ export interface Any extends Pipeable {
   readonly failure: Schema.Top | undefined
   readonly annotations: Annotations
   readonly onExcessProperty: "ignore" | "error"
-  readonly call: (args: any) => Effect.Effect<unknown, any, any>
-  readonly mapError: (error: any) => ToolExecutionError.ToolExecutionError
+  // `never` inputs: the most general function types, which every tool's `call` and `mapError` are assignable to.
+  readonly call: (args: never) => Effect.Effect<unknown, unknown, unknown>
+  readonly mapError: (error: never) => ToolExecutionError.ToolExecutionError
 }
 
 /**
@@ -188,8 +190,12 @@ export const make = <
   readonly success?: S | undefined
   /** The typed errors: documentation for operators, and something for `mapError` to match on. */
   readonly failure?: F | undefined
-  /** Folds the typed errors; the default keeps a `ToolExecutionError` and hides anything else from the model. */
-  readonly mapError?: ((error: E) => ToolExecutionError.ToolExecutionError) | undefined
+  /**
+   * Folds the typed errors that are not already a `ToolExecutionError` (those pass through as they are). It sees the
+   * `failure` Schema's type when one is given, `unknown` otherwise. The default hides the error from the model and
+   * keeps it as the `cause`.
+   */
+  readonly mapError?: ((error: [F] extends [never] ? unknown : F["Type"]) => ToolExecutionError.ToolExecutionError) | undefined
   readonly annotations?: Annotations | undefined
   /** Reject argument keys the `parameters` Schema does not know, instead of dropping them. */
   readonly onExcessProperty?: "ignore" | "error" | undefined

@@ -186,7 +186,7 @@ const afterDecode = (
   const metadata = new MetadataStore()
   let program: Effect.Effect<unknown, unknown, any>
   try {
-    program = plan.tool.call(decoded.value)
+    program = plan.tool.call(decoded.value as never)
   } catch (defect) {
     // A `call` that throws before it returns an Effect is a defect like any other.
     return Effect.succeed(failed(call, args, defectError(defect), startedAt))
@@ -236,8 +236,10 @@ const fromCause = (plan: Plan, cause: Cause.Cause<unknown>): ToolExecutionError.
       return ToolExecutionError.makeSafe("timeout", `tool \`${plan.tool.name}\` timed out after ${error.timeoutMs} ms`)
     }
     if (error instanceof MissingToolContext) return ToolExecutionError.other(error.message)
+    // Already folded by the tool author: it passes through, whatever the tool's mapError does with other errors.
+    if (ToolExecutionError.isToolExecutionError(error)) return error
     try {
-      return plan.tool.mapError(error)
+      return plan.tool.mapError(error as never)
     } catch (defect) {
       return ToolExecutionError.makeSafe("other", `the mapError of tool \`${plan.tool.name}\` threw`, defect)
     }
