@@ -104,15 +104,20 @@ export const dispatch = (
 ): Effect.Effect<ToolResult, never, any> =>
   Effect.withFiber((fiber) => {
     const startedAt = performance.now()
-    const tracer = fiber.getRef(Tracer.Tracer)
-    const traced = tracer !== Tracer.nativeTracer
-    const program = run(registry, call, options, startedAt)
-    const recorded = Effect.map(program, (result) => {
-      const tool = registry.byName.get(call.name)
-      ;(tool === undefined ? unknownToolMetrics : planOf(tool).metrics).record(result, fiber.context)
-      return result
-    })
-    if (!traced) return recorded
+    const tool = registry.byName.get(call.name)
+    const plan = tool === undefined ? undefined : planOf(tool)
+    const metrics = plan === undefined ? unknownToolMetrics : plan.metrics
+    const recorded = Effect.map(
+      plan === undefined
+        ? Effect.succeed(failed(call, call.arguments, notFound(registry, call.name), startedAt))
+        : run(plan, call, options, startedAt),
+      (result) => {
+        metrics.record(result, fiber.context)
+        return result
+      }
+    )
+    // Effect's default tracer observes nothing: skip the span unless a tracing backend is installed.
+    if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return recorded
     return Effect.useSpan(
       `execute_tool ${call.name}`,
       {
@@ -131,21 +136,24 @@ export const dispatch = (
     )
   })
 
+/** How much of an unknown name a not_found message repeats: the name comes from the model and may be anything. */
+const maxEchoedNameLength = 64
+
+const notFound = (registry: Registry, name: string): ToolExecutionError.ToolExecutionError => {
+  const shown = String(name)
+  const echoed = shown.length > maxEchoedNameLength ? `${shown.slice(0, maxEchoedNameLength)}…` : shown
+  const listed = registry.names.slice(0, maxListedNames).map((name) => `\`${name}\``).join(", ")
+  const more = registry.names.length > maxListedNames ? `, and ${registry.names.length - maxListedNames} more` : ""
+  const available = registry.names.length === 0 ? "no tools are available" : `available tools: ${listed}${more}`
+  return ToolExecutionError.notFound(`tool \`${echoed}\` not found; ${available}`)
+}
+
 const run = (
-  registry: Registry,
+  plan: Plan,
   call: ToolCall.ToolCall,
   options: ExecuteOptions | undefined,
   startedAt: number
 ): Effect.Effect<ToolResult, never, any> => {
-  const tool = registry.byName.get(call.name)
-  if (tool === undefined) {
-    const listed = registry.names.slice(0, maxListedNames).map((name) => `\`${name}\``).join(", ")
-    const more = registry.names.length > maxListedNames ? `, and ${registry.names.length - maxListedNames} more` : ""
-    const available = registry.names.length === 0 ? "no tools are available" : `available tools: ${listed}${more}`
-    return Effect.succeed(
-      failed(call, call.arguments, ToolExecutionError.notFound(`tool \`${call.name}\` not found; ${available}`), startedAt)
-    )
-  }
   const parsed = parseArguments(call.arguments, limitsOf(options))
   if (Result.isFailure(parsed.result)) {
     const failure = parsed.result.failure
@@ -154,7 +162,6 @@ const run = (
       : `failed to parse tool arguments: ${failure.reason}`
     return Effect.succeed(failed(call, parsed.value, ToolExecutionError.invalidArgs(message), startedAt))
   }
-  const plan = planOf(tool)
   const decoded = plan.decode(parsed.result.success)
   return Exit.isExit(decoded)
     ? afterDecode(plan, call, parsed.value, decoded as Exit.Exit<unknown, SchemaIssue.Issue>, startedAt)
