@@ -37,12 +37,13 @@ export const toJsonSchema = (schema: Schema.Top): JsonSchema => {
     return normalizeFields(source, expanding)
   }
   const normalizeFields = (source: Record<string, unknown>, expanding: ReadonlySet<string>) => {
-    const out: Record<string, unknown> = {}
-    for (const [key, value] of Object.entries(source)) {
-      out[key] = key === "properties" && typeof value === "object" && value !== null
+    // Built as entries, so that a key named `__proto__` stays a key.
+    const out: Record<string, unknown> = Object.fromEntries(Object.entries(source).map(([key, value]) => [
+      key,
+      key === "properties" && typeof value === "object" && value !== null
         ? Object.fromEntries(Object.entries(value).map(([name, property]) => [name, normalize(property, expanding)]))
         : normalize(value, expanding)
-    }
+    ]))
     if (out.type === "integer") {
       if (out.minimum === Number.MIN_SAFE_INTEGER) delete out.minimum
       if (out.maximum === Number.MAX_SAFE_INTEGER) delete out.maximum

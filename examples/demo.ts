@@ -1,0 +1,83 @@
+/**
+ * What `npm start` runs: a batch of tool calls as a model might send them — good ones, malformed JSON, wrong types,
+ * an unknown tool, a typed tool failure, a refusal, a missing key — dispatched in one `executeAll`, and one table of
+ * what came back: the status, the error kind, what the model sees, and the host-only metadata it never sees.
+ */
+import { Console, Effect, Option } from "effect"
+import { ToolCall, ToolOutput, ToolResult, ToolSet } from "../src/index.ts"
+import { AuditRecord, CurrentUser, tools, WeatherSource } from "./tools.ts"
+
+const calls: ReadonlyArray<ToolCall.ToolCall> = [
+  // Arguments arrive as the JSON text the model emitted...
+  ToolCall.make({ id: "call_weather", name: "get_weather", arguments: `{"city":"Paris"}` }),
+  ToolCall.make({ id: "call_add", name: "add", arguments: `{"left":2,"right":40}` }),
+  // ...or as a value a provider SDK already parsed: both take the same path.
+  ToolCall.make({ id: "call_chart", name: "render_chart", arguments: { title: "Latency", values: [3, 1, 4, 1, 5] } }),
+  ToolCall.make({ id: "call_bad_json", name: "add", arguments: `{"left": 1, "right": ` }),
+  ToolCall.make({ id: "call_bad_types", name: "add", arguments: `{"left":"two","right":2.5}` }),
+  ToolCall.make({ id: "call_unknown", name: "get_stock_price", arguments: `{"symbol":"ACME"}` }),
+  ToolCall.make({ id: "call_no_station", name: "get_weather", arguments: `{"city":"Atlantis"}` }),
+  ToolCall.make({ id: "call_overdrawn", name: "transfer_funds", arguments: `{"to":"bob","amount":500}` }),
+  ToolCall.make({ id: "call_refused", name: "transfer_funds", arguments: `{"to":"bob","amount":25000}` }),
+  ToolCall.make({ id: "call_missing_key", name: "get_weather", arguments: `{}` })
+]
+
+const user = CurrentUser.of({ id: "user_42", units: "metric", balance: 120 })
+
+const header = ["call id", "tool", "status", "error kind", "model sees", "host-only metadata", "ms"] as const
+const modelSeesColumn = 4
+const durationColumn = 6
+
+const truncate = (text: string, max: number): string => text.length > max ? `${text.slice(0, max - 1)}…` : text
+
+const metadataOf = (result: ToolResult.ToolResult): string => {
+  const entries = [
+    Option.map(ToolResult.metadata(result, WeatherSource), (source) => `WeatherSource=${source}`),
+    Option.map(ToolResult.metadata(result, AuditRecord), (audit) => `AuditRecord=${audit}`)
+  ].flatMap(Option.toArray)
+  return entries.length === 0 ? "-" : entries.join(", ")
+}
+
+const row = (result: ToolResult.ToolResult): ReadonlyArray<string> => [
+  result.callId,
+  result.name,
+  result.status,
+  Option.match(result.error, { onNone: () => "-", onSome: (error) => error.kind }),
+  ToolOutput.render(result.output).replace(/\s+/g, " ").trim(),
+  metadataOf(result),
+  result.durationMs.toFixed(2)
+]
+
+const table = (fullRows: ReadonlyArray<ReadonlyArray<string>>): string => {
+  const widthOf = (rows: ReadonlyArray<ReadonlyArray<string>>, column: number) =>
+    Math.max(...[header, ...rows].map((cells) => cells[column]!.length))
+  // What the model sees gets the room the terminal has left (100 characters when piped), so that rows never wrap.
+  const others = header.reduce(
+    (sum, _, column) => column === modelSeesColumn ? sum : sum + widthOf(fullRows, column) + 2,
+    0
+  )
+  const maxModelSees = process.stdout.isTTY ? Math.max(40, process.stdout.columns - others - 1) : 100
+  const rows = fullRows.map((cells) =>
+    cells.map((cell, column) => column === modelSeesColumn ? truncate(cell, maxModelSees) : cell)
+  )
+  const widths = header.map((_, column) => widthOf(rows, column))
+  // Durations are numbers: right-aligned, so their decimal points line up.
+  const line = (cells: ReadonlyArray<string>) =>
+    cells
+      .map((cell, column) => column === durationColumn ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))
+      .join("  ")
+      .trimEnd()
+  const rule = widths.map((width) => "-".repeat(width)).join("  ")
+  return [line(header), rule, ...rows.map(line)].join("\n")
+}
+
+const program = Effect.gen(function*() {
+  const results = yield* ToolSet.executeAll(tools, calls, { concurrency: 4 })
+  yield* Console.log(
+    `${calls.length} tool calls for ${user.id} (balance ${user.balance}), dispatched with concurrency 4; ` +
+      `results in call order.\n`
+  )
+  yield* Console.log(table(results.map(row)))
+})
+
+Effect.runPromise(program.pipe(Effect.provideService(CurrentUser, user)))
