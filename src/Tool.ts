@@ -200,7 +200,13 @@ export const make = <
   /** Reject argument keys the `parameters` Schema does not know, instead of dropping them. */
   readonly onExcessProperty?: "ignore" | "error" | undefined
   readonly call: (args: P["Type"]) => Effect.Effect<[S] extends [never] ? A : S["Type"], E, R>
-}): Tool<Name, P["Type"], [S] extends [never] ? A : S["Type"], E, Exclude<R, ToolContext>> => {
+}): Tool<
+  Name,
+  P["Type"],
+  [S] extends [never] ? A : S["Type"],
+  E | ([F] extends [never] ? never : F["Type"]),
+  Exclude<R, ToolContext>
+> => {
   const self = Object.create(Proto)
   self.name = name
   self.description = options.description

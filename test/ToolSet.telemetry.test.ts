@@ -1,0 +1,256 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Effect, Exit, Fiber, Metric, Option, Schema, Tracer } from "effect"
+import { Tool, ToolCall, ToolExecutionError, ToolOutput, ToolSet } from "../src/index.ts"
+
+// A tracing backend that keeps every span it is asked for.
+const makeRecorder = () => {
+  const spans: Array<Tracer.NativeSpan> = []
+  const tracer = Tracer.make({
+    span(options) {
+      const span = new Tracer.NativeSpan(options)
+      spans.push(span)
+      return span
+    }
+  })
+  return { spans, tracer }
+}
+
+const Add = Tool.make("add", {
+  description: "Add two integers",
+  parameters: Schema.Struct({ left: Schema.Int, right: Schema.Int }),
+  success: Schema.Struct({ value: Schema.Int }),
+  call: Effect.fn("add")(function*({ left, right }) {
+    if (left < 0) return yield* ToolExecutionError.rateLimited("slow down")
+    if (right < 0) return yield* ToolExecutionError.refused("negative numbers are not allowed")
+    return { value: left + right }
+  })
+})
+
+// Reports the span it runs under, or that there is none.
+const ParentSpan = Tool.make("parent_span", {
+  description: "Name the span the tool runs under",
+  parameters: Schema.Struct({}),
+  call: () =>
+    Effect.currentParentSpan.pipe(
+      Effect.map((span) => span._tag === "Span" ? span.name : "external"),
+      Effect.catch(() => Effect.succeed("<no span>"))
+    )
+})
+
+const set = ToolSet.make(Add, ParentSpan)
+
+const call = (name: string, args: unknown, id = "call_1") => ToolCall.make({ id, name, arguments: args })
+
+const attributesOf = (span: Tracer.NativeSpan) => Object.fromEntries(span.attributes)
+
+const spanNamed = (spans: ReadonlyArray<Tracer.NativeSpan>, name: string): Tracer.NativeSpan => {
+  const found = spans.filter((span) => span.name === name)
+  assert.strictEqual(found.length, 1, `exactly one span named ${name}`)
+  return found[0]!
+}
+
+// Metric series of one metric, keyed by their attributes, read from the registry in scope.
+const series = (id: string) =>
+  Effect.map(Metric.snapshot, (snapshots) =>
+    snapshots
+      .filter((snapshot) => snapshot.id === id)
+      .map((snapshot) => ({ attributes: snapshot.attributes, state: snapshot.state })))
+
+const withFreshRegistry = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.provideService(effect, Metric.MetricRegistry, new Map())
+
+describe("ToolSet telemetry", () => {
+  describe("spans", () => {
+    it.effect("one execute_tool span per call, with the GenAI attributes and the status", () =>
+      Effect.gen(function*() {
+        const { spans, tracer } = makeRecorder()
+        const result = yield* ToolSet.execute(set, call("add", { left: 1, right: 2 }, "call_ok")).pipe(
+          Effect.withTracer(tracer)
+        )
+        assert.strictEqual(result.status, "success")
+        const span = spanNamed(spans, "execute_tool add")
+        assert.deepStrictEqual(attributesOf(span), {
+          "gen_ai.operation.name": "execute_tool",
+          "gen_ai.tool.name": "add",
+          "gen_ai.tool.call.id": "call_ok",
+          "tool.status": "success"
+        })
+        assert.strictEqual(span.kind, "internal")
+        assert.strictEqual(span.status._tag, "Ended")
+        assert.deepStrictEqual(spans.filter((s) => s.name.startsWith("execute_tool")).length, 1)
+      }))
+
+    it.effect("a failed call carries error.type = its kind", () =>
+      Effect.gen(function*() {
+        const { spans, tracer } = makeRecorder()
+        yield* ToolSet.execute(set, call("add", { left: -1, right: 2 }, "call_rl")).pipe(Effect.withTracer(tracer))
+        yield* ToolSet.execute(set, call("add", "{oops", "call_bad")).pipe(Effect.withTracer(tracer))
+        yield* ToolSet.execute(set, call("add", { left: 1, right: -2 }, "call_no")).pipe(Effect.withTracer(tracer))
+        yield* ToolSet.execute(set, call("subtract", {}, "call_nf")).pipe(Effect.withTracer(tracer))
+        const toolSpans = spans.filter((span) => span.name.startsWith("execute_tool"))
+        assert.deepStrictEqual(toolSpans.map((span) => [span.name, attributesOf(span)]), [
+          ["execute_tool add", {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "add",
+            "gen_ai.tool.call.id": "call_rl",
+            "tool.status": "error",
+            "error.type": "rate_limited"
+          }],
+          ["execute_tool add", {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "add",
+            "gen_ai.tool.call.id": "call_bad",
+            "tool.status": "error",
+            "error.type": "invalid_args"
+          }],
+          ["execute_tool add", {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "add",
+            "gen_ai.tool.call.id": "call_no",
+            "tool.status": "denied",
+            "error.type": "permission_denied"
+          }],
+          ["execute_tool subtract", {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "subtract",
+            "gen_ai.tool.call.id": "call_nf",
+            "tool.status": "error",
+            "error.type": "not_found"
+          }]
+        ])
+      }))
+
+    it.effect("spans the tool creates are children of its execute_tool span", () =>
+      Effect.gen(function*() {
+        const { spans, tracer } = makeRecorder()
+        yield* Effect.withSpan(
+          ToolSet.execute(set, call("add", { left: 1, right: 2 })),
+          "agent turn"
+        ).pipe(Effect.withTracer(tracer))
+        const turn = spanNamed(spans, "agent turn")
+        const execute = spanNamed(spans, "execute_tool add")
+        const add = spanNamed(spans, "add")
+        assert.deepStrictEqual(Option.map(add.parent, (parent) => parent.spanId), Option.some(execute.spanId))
+        assert.deepStrictEqual(Option.map(execute.parent, (parent) => parent.spanId), Option.some(turn.spanId))
+        assert.strictEqual(add.traceId, turn.traceId)
+      }))
+
+    it.effect("the tool runs under the execute_tool span when a tracer is installed", () =>
+      Effect.gen(function*() {
+        const { tracer } = makeRecorder()
+        const result = yield* ToolSet.execute(set, call("parent_span", {})).pipe(Effect.withTracer(tracer))
+        assert.deepStrictEqual(result.output, ToolOutput.text("execute_tool parent_span"))
+      }))
+
+    it.effect("with the default native tracer no span is made: the tool runs under no span", () =>
+      Effect.gen(function*() {
+        assert.strictEqual(yield* Tracer.Tracer, Tracer.nativeTracer)
+        const result = yield* ToolSet.execute(set, call("parent_span", {}))
+        assert.deepStrictEqual(result.output, ToolOutput.text("<no span>"))
+      }))
+
+    it.effect("interrupting execute itself still ends the span", () =>
+      Effect.gen(function*() {
+        const { spans, tracer } = makeRecorder()
+        const Hang = Tool.make("hang", {
+          description: "Never returns",
+          parameters: Schema.Struct({}),
+          call: () => Effect.never
+        })
+        const fiber = yield* ToolSet.execute(ToolSet.make(Hang), call("hang", {})).pipe(
+          Effect.withTracer(tracer),
+          Effect.forkChild
+        )
+        yield* Effect.yieldNow
+        const exit = yield* Fiber.interrupt(fiber).pipe(Effect.andThen(Fiber.await(fiber)))
+        assert.isTrue(Exit.isFailure(exit))
+        const span = spanNamed(spans, "execute_tool hang")
+        assert.strictEqual(span.status._tag, "Ended")
+      }))
+  })
+
+  describe("metrics", () => {
+    it.effect("gen_ai.tool.calls counts calls by tool name, status and error.type", () =>
+      withFreshRegistry(Effect.gen(function*() {
+        yield* ToolSet.execute(set, call("add", { left: 1, right: 2 }))
+        yield* ToolSet.execute(set, call("add", { left: 3, right: 4 }))
+        yield* ToolSet.execute(set, call("add", { left: -1, right: 4 }))
+        yield* ToolSet.execute(set, call("add", { left: 1, right: -4 }))
+        yield* ToolSet.execute(set, call("parent_span", {}))
+        const counts = yield* series("gen_ai.tool.calls")
+        const byAttributes = counts
+          .map(({ attributes, state }) => [attributes, (state as Metric.CounterState<number>).count] as const)
+          .sort(([a], [b]) => JSON.stringify(a).localeCompare(JSON.stringify(b)))
+        assert.deepStrictEqual(byAttributes, [
+          [{ "gen_ai.tool.name": "add", "tool.status": "denied", "error.type": "permission_denied" }, 1],
+          [{ "gen_ai.tool.name": "add", "tool.status": "error", "error.type": "rate_limited" }, 1],
+          [{ "gen_ai.tool.name": "add", "tool.status": "success" }, 2],
+          [{ "gen_ai.tool.name": "parent_span", "tool.status": "success" }, 1]
+        ])
+      })))
+
+    it.effect("calls to unknown tools are counted under gen_ai.tool.name _unknown", () =>
+      withFreshRegistry(Effect.gen(function*() {
+        yield* ToolSet.execute(set, call("made_up_by_the_model", {}))
+        yield* ToolSet.execute(set, call("another_invention", {}))
+        const counts = yield* series("gen_ai.tool.calls")
+        assert.deepStrictEqual(
+          counts.map(({ attributes, state }) => [attributes, (state as Metric.CounterState<number>).count]),
+          [[{ "gen_ai.tool.name": "_unknown", "tool.status": "error", "error.type": "not_found" }, 2]]
+        )
+      })))
+
+    it.effect("gen_ai.tool.duration records one observation per call, by tool and status", () =>
+      withFreshRegistry(Effect.gen(function*() {
+        yield* ToolSet.execute(set, call("add", { left: 1, right: 2 }))
+        yield* ToolSet.execute(set, call("add", { left: 1, right: 2 }))
+        yield* ToolSet.execute(set, call("add", "[1]"))
+        const durations = yield* series("gen_ai.tool.duration")
+        const summary = durations
+          .map(({ attributes, state }) => {
+            const histogram = state as Metric.HistogramState
+            assert.isTrue(histogram.min >= 0 && histogram.max >= histogram.min && histogram.sum >= 0)
+            return [attributes, histogram.count] as const
+          })
+          .sort(([a], [b]) => JSON.stringify(a).localeCompare(JSON.stringify(b)))
+        assert.deepStrictEqual(summary, [
+          [{ "gen_ai.tool.name": "add", "tool.status": "error" }, 1],
+          [{ "gen_ai.tool.name": "add", "tool.status": "success" }, 2]
+        ])
+      })))
+
+    it.effect("metrics go to the registry of the caller's context", () =>
+      Effect.gen(function*() {
+        const first = new Map()
+        const second = new Map()
+        yield* ToolSet.execute(set, call("add", { left: 1, right: 2 })).pipe(
+          Effect.provideService(Metric.MetricRegistry, first)
+        )
+        yield* ToolSet.execute(set, call("add", { left: 1, right: 2 })).pipe(
+          Effect.provideService(Metric.MetricRegistry, second)
+        )
+        yield* ToolSet.execute(set, call("add", { left: 1, right: 2 })).pipe(
+          Effect.provideService(Metric.MetricRegistry, second)
+        )
+        const countIn = (registry: Map<string, Metric.Metric.Metadata<unknown, unknown>>) =>
+          series("gen_ai.tool.calls").pipe(
+            Effect.map((found) => found.map(({ state }) => (state as Metric.CounterState<number>).count)),
+            Effect.provideService(Metric.MetricRegistry, registry)
+          )
+        assert.deepStrictEqual(yield* countIn(first), [1])
+        assert.deepStrictEqual(yield* countIn(second), [2])
+      }))
+
+    it.effect("a set served through a layer is counted the same way", () =>
+      withFreshRegistry(Effect.gen(function*() {
+        class Tools extends Context.Service<Tools, ToolSet.Service<never>>()("test/Tools") {}
+        const tools = yield* Effect.provide(Effect.service(Tools), ToolSet.toLayer(Tools, set))
+        yield* tools.execute(call("add", { left: 1, right: 2 }))
+        const counts = yield* series("gen_ai.tool.calls")
+        assert.deepStrictEqual(
+          counts.map(({ attributes, state }) => [attributes, (state as Metric.CounterState<number>).count]),
+          [[{ "gen_ai.tool.name": "add", "tool.status": "success" }, 1]]
+        )
+      })))
+  })
+})

@@ -1,0 +1,194 @@
+import { describe, expectTypeOf, it } from "@effect/vitest"
+import { Context, Effect, Schema } from "effect"
+import { Tool, ToolCall, ToolContext, ToolExecutionError, type ToolResult, ToolSet } from "../src/index.ts"
+
+class CurrentUser extends Context.Service<CurrentUser, { readonly id: string }>()("app/CurrentUser") {}
+class Database extends Context.Service<Database, { readonly lookup: (id: string) => string }>()("app/Database") {}
+class AuditRecord extends Context.Service<AuditRecord, number>()("app/AuditRecord") {}
+class Overflow extends Schema.TaggedError<Overflow>()("Overflow", { limit: Schema.Int }) {}
+
+const Add = Tool.make("add", {
+  description: "Add two integers",
+  parameters: Schema.Struct({ left: Schema.Int, right: Schema.Int }),
+  success: Schema.Struct({ value: Schema.Int }),
+  failure: Overflow,
+  call: Effect.fn("add")(function*({ left, right }) {
+    yield* CurrentUser
+    const value = left + right
+    yield* ToolContext.insertResult(AuditRecord, value)
+    return { value }
+  })
+})
+
+const Lookup = Tool.make("lookup", {
+  description: "Look a user up",
+  parameters: Schema.Struct({ id: Schema.String }),
+  call: ({ id }) => Effect.map(Database, (db) => db.lookup(id))
+})
+
+// Uses only what dispatch provides: the per-call context.
+const Facts = Tool.make("facts", {
+  description: "The call's facts",
+  parameters: Schema.Struct({}),
+  call: () =>
+    Effect.gen(function*() {
+      const callId = yield* ToolContext.callId
+      const toolName = yield* ToolContext.toolName
+      yield* ToolContext.insertResult(AuditRecord, 1)
+      return { callId, toolName }
+    })
+})
+
+const call = ToolCall.make({ id: "call_1", name: "add", arguments: "{\"left\":1,\"right\":2}" })
+
+// Accepts only an Effect that needs nothing more: what `Effect.runPromise` demands, without running anything.
+const runnable = <A, E>(_effect: Effect.Effect<A, E, never>): void => undefined
+
+describe("types", () => {
+  it("the tool name is a literal type", () => {
+    expectTypeOf<Tool.Name<typeof Add>>().toEqualTypeOf<"add">()
+    expectTypeOf(Add.name).toEqualTypeOf<"add">()
+    expectTypeOf(ToolSet.names(ToolSet.make(Add, Lookup))).toEqualTypeOf<ReadonlyArray<"add" | "lookup">>()
+  })
+
+  it("Parameters, Output and Requirements come from the Schemas and the call", () => {
+    expectTypeOf<Tool.Parameters<typeof Add>>().toEqualTypeOf<{ readonly left: number; readonly right: number }>()
+    expectTypeOf<Tool.Output<typeof Add>>().toEqualTypeOf<{ readonly value: number }>()
+    expectTypeOf<Tool.Requirements<typeof Add>>().toEqualTypeOf<CurrentUser>()
+    expectTypeOf<Tool.Parameters<typeof Lookup>>().toEqualTypeOf<{ readonly id: string }>()
+    expectTypeOf<Tool.Output<typeof Lookup>>().toEqualTypeOf<string>()
+    expectTypeOf<Tool.Requirements<typeof Lookup>>().toEqualTypeOf<Database>()
+  })
+
+  it("Failure is the call's typed error channel", () => {
+    const Fails = Tool.make("fails", {
+      description: "Fails",
+      parameters: Schema.Struct({}),
+      call: () => Effect.fail(new Overflow({ limit: 1 }))
+    })
+    expectTypeOf<Tool.Failure<typeof Fails>>().toEqualTypeOf<Overflow>()
+    expectTypeOf<Tool.Failure<typeof Lookup>>().toEqualTypeOf<never>()
+  })
+
+  it("the seed example has the type the design gives it", () => {
+    // The design: `Add: Tool<"add", {left:number,right:number}, {value:number}, Overflow, CurrentUser>` — the
+    // `failure` Schema names the tool's typed errors even when this call never fails with one.
+    expectTypeOf(Add).toEqualTypeOf<
+      Tool.Tool<"add", { readonly left: number; readonly right: number }, { readonly value: number }, Overflow, CurrentUser>
+    >()
+  })
+
+  it("ToolSet.execute requires the union of the tools' requirements", () => {
+    const set = ToolSet.make(Add, Lookup, Facts)
+    expectTypeOf(ToolSet.execute(set, call)).toEqualTypeOf<
+      Effect.Effect<ToolResult.ToolResult, never, CurrentUser | Database>
+    >()
+    expectTypeOf(set.pipe(ToolSet.execute(call))).toEqualTypeOf<
+      Effect.Effect<ToolResult.ToolResult, never, CurrentUser | Database>
+    >()
+    expectTypeOf(ToolSet.executeAll(set, [call])).toEqualTypeOf<
+      Effect.Effect<Array<ToolResult.ToolResult>, never, CurrentUser | Database>
+    >()
+    expectTypeOf<ToolSet.Requirements<typeof set>>().toEqualTypeOf<CurrentUser | Database>()
+    expectTypeOf(ToolSet.execute(ToolSet.remove(set, "lookup"), call)).toEqualTypeOf<
+      Effect.Effect<ToolResult.ToolResult, never, CurrentUser>
+    >()
+  })
+
+  it("executing without a required service does not compile", () => {
+    const set = ToolSet.make(Add, Lookup)
+    const unprovided = () =>
+      // @ts-expect-error CurrentUser and Database are required
+      Effect.runPromise(ToolSet.execute(set, call))
+    const halfProvided = () =>
+      // @ts-expect-error Database is still required
+      Effect.runPromise(ToolSet.execute(set, call).pipe(Effect.provideService(CurrentUser, { id: "u" })))
+    const provided = () =>
+      Effect.runPromise(
+        ToolSet.execute(set, call).pipe(
+          Effect.provideService(CurrentUser, { id: "u" }),
+          Effect.provideService(Database, { lookup: (id) => id })
+        )
+      )
+    expectTypeOf(unprovided).returns.toEqualTypeOf<Promise<ToolResult.ToolResult>>()
+    expectTypeOf(halfProvided).returns.toEqualTypeOf<Promise<ToolResult.ToolResult>>()
+    expectTypeOf(provided).returns.toEqualTypeOf<Promise<ToolResult.ToolResult>>()
+  })
+
+  it("ToolContext is not a requirement: dispatch provides it", () => {
+    expectTypeOf<Tool.Requirements<typeof Facts>>().toEqualTypeOf<never>()
+    expectTypeOf(Facts.call).returns.toEqualTypeOf<
+      Effect.Effect<{ callId: string; toolName: string }, never, ToolContext.ToolContext>
+    >()
+    const set = ToolSet.make(Facts)
+    expectTypeOf(ToolSet.execute(set, call)).toEqualTypeOf<Effect.Effect<ToolResult.ToolResult, never, never>>()
+    runnable(ToolSet.execute(set, call))
+    // @ts-expect-error a tool's call on its own still needs the ToolContext that only dispatch gives it
+    runnable(Facts.call({}))
+  })
+
+  it("a call returning a value that does not match `success` does not compile", () => {
+    const Wrong = Tool.make("wrong", {
+      description: "Returns the wrong shape",
+      parameters: Schema.Struct({}),
+      success: Schema.Struct({ value: Schema.Int }),
+      // @ts-expect-error `value` must be a number
+      call: () => Effect.succeed({ value: "three" })
+    })
+    const Right = Tool.make("right", {
+      description: "Returns the right shape",
+      parameters: Schema.Struct({}),
+      success: Schema.Struct({ value: Schema.Int }),
+      call: () => Effect.succeed({ value: 3 })
+    })
+    expectTypeOf(Right).toEqualTypeOf<Tool.Tool<"right", {}, { readonly value: number }, never, never>>()
+    expectTypeOf(Wrong.name).toEqualTypeOf<"wrong">()
+  })
+
+  it("arguments are typed by the parameters Schema", () => {
+    const Typed = Tool.make("typed", {
+      description: "Reads its arguments",
+      parameters: Schema.Struct({ count: Schema.Int }),
+      // @ts-expect-error `name` is not a parameter
+      call: ({ name }) => Effect.succeed(name)
+    })
+    expectTypeOf(Typed.name).toEqualTypeOf<"typed">()
+  })
+
+  it("mapError sees the failure Schema's type, and unknown without one", () => {
+    Tool.make("with_failure", {
+      description: "Has a failure Schema",
+      parameters: Schema.Struct({}),
+      failure: Overflow,
+      mapError: (error) => {
+        expectTypeOf(error).toEqualTypeOf<Overflow>()
+        return ToolExecutionError.other(`overflow past ${error.limit}`)
+      },
+      call: () => Effect.fail(new Overflow({ limit: 1 }))
+    })
+    Tool.make("without_failure", {
+      description: "Has no failure Schema",
+      parameters: Schema.Struct({}),
+      mapError: (error) => {
+        expectTypeOf(error).toEqualTypeOf<unknown>()
+        // @ts-expect-error without a failure Schema the error is unknown
+        return ToolExecutionError.other(`${error.limit}`)
+      },
+      call: () => Effect.fail(new Overflow({ limit: 1 }))
+    })
+    Tool.make("must_return_an_error", {
+      description: "mapError must fold into a ToolExecutionError",
+      parameters: Schema.Struct({}),
+      failure: Overflow,
+      // @ts-expect-error mapError returns a ToolExecutionError
+      mapError: (error) => error.limit,
+      call: () => Effect.fail(new Overflow({ limit: 1 }))
+    })
+  })
+
+  it("the service of a layer keeps the per-call requirements only", () => {
+    class Tools extends Context.Service<Tools, ToolSet.Service<CurrentUser>>()("app/Tools") {}
+    const layer = ToolSet.toLayer(Tools, ToolSet.make(Add, Lookup))
+    expectTypeOf(layer).toEqualTypeOf<import("effect").Layer.Layer<Tools, never, Database>>()
+  })
+})
