@@ -44,16 +44,33 @@ export const toJsonSchema = (schema: Schema.Top): JsonSchema => {
         ? Object.fromEntries(Object.entries(value).map(([name, property]) => [name, normalize(property, expanding)]))
         : normalize(value, expanding)
     ]))
+    // Effect puts a key's own description (`annotateKey`) into `allOf: [{ description }]`: make it the description.
+    if (Array.isArray(out.allOf) && out.allOf.every(isDescriptionOnly)) {
+      const [first] = out.allOf as Array<{ readonly description: string }>
+      delete out.allOf
+      if (first !== undefined && out.description === undefined) out.description = first.description
+    }
     if (out.type === "integer") {
       if (out.minimum === Number.MIN_SAFE_INTEGER) delete out.minimum
       if (out.maximum === Number.MAX_SAFE_INTEGER) delete out.maximum
     }
-    if (out.type === "object" && out.additionalProperties === true && out.patternProperties === undefined) {
-      out.additionalProperties = false
+    if (out.type === "object" && out.properties !== undefined) {
+      if (out.required === undefined) out.required = []
+      if (out.additionalProperties === true && out.patternProperties === undefined) out.additionalProperties = false
     }
     return out
   }
-  const root = normalize(document.schema, new Set()) as Record<string, unknown>
+  let root = normalize(document.schema, new Set()) as Record<string, unknown>
+  // A recursive schema at the top is a bare `$ref`: put its definition there, so the top describes the value itself.
+  if (typeof root.$ref === "string" && root.$ref.startsWith(defsPrefix)) {
+    const name = root.$ref.slice(defsPrefix.length)
+    const target = definitions[name]
+    if (target !== undefined) {
+      const { $ref: _, ...siblings } = root
+      root = { ...(normalize(target, new Set([name])) as Record<string, unknown>), ...siblings }
+    }
+  }
+  liftDescriptions(schema.ast, root)
   if (recursive.size === 0) return root
   const $defs: Record<string, unknown> = {}
   for (const name of recursive) $defs[name] = normalize(definitions[name], new Set([name]))
@@ -69,11 +86,26 @@ export const toParametersJsonSchema = (schema: Schema.Top): JsonSchema => {
   if (ast._tag === "Objects" && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0) {
     return { type: "object", properties: {}, required: [], additionalProperties: false }
   }
-  const out = toJsonSchema(schema)
-  if (out.type === "object" && out.properties !== undefined && out.required === undefined) {
-    return { ...out, required: [] }
+  return toJsonSchema(schema)
+}
+
+const isDescriptionOnly = (u: unknown): boolean =>
+  typeof u === "object" && u !== null && Object.keys(u).length === 1 && typeof (u as any).description === "string"
+
+/**
+ * Effect's generator drops the description of a field whose Schema is a class (it describes the class's struct
+ * instead): put it back on the property, walking nested structs.
+ */
+const liftDescriptions = (ast: SchemaAST.AST, json: Record<string, unknown>): void => {
+  if (ast._tag !== "Objects" || typeof json.properties !== "object" || json.properties === null) return
+  const properties = json.properties as Record<string, Record<string, unknown>>
+  for (const signature of ast.propertySignatures) {
+    const property = typeof signature.name === "string" ? properties[signature.name] : undefined
+    if (property === undefined || typeof property !== "object") continue
+    const description = signature.type.annotations?.description
+    if (typeof description === "string" && property.description === undefined) property.description = description
+    liftDescriptions(signature.type, property)
   }
-  return out
 }
 
 /** The names of the definitions that reach themselves through `$ref`s. */

@@ -1,0 +1,171 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Exit, Schema } from "effect"
+import { ToolResultContent } from "../src/index.ts"
+
+const encode = Schema.encodeUnknownSync(ToolResultContent.schema)
+const decode = Schema.decodeUnknownExit(ToolResultContent.schema)
+
+describe("ToolResultContent", () => {
+  describe("constructors", () => {
+    it("text and json build Text and Json blocks", () => {
+      const text = ToolResultContent.text("hello")
+      assert.instanceOf(text, ToolResultContent.Text)
+      assert.deepStrictEqual({ ...text }, { _tag: "Text", text: "hello" })
+      const json = ToolResultContent.json({ a: [1, null, "x"] })
+      assert.instanceOf(json, ToolResultContent.Json)
+      assert.deepStrictEqual({ ...json }, { _tag: "Json", value: { a: [1, null, "x"] } })
+    })
+
+    it("imageBase64 and imageUrl build Image blocks with their source, media type and detail", () => {
+      const inline = ToolResultContent.imageBase64("AAAA", "image/png", "low")
+      assert.instanceOf(inline, ToolResultContent.Image)
+      assert.deepStrictEqual(
+        [inline.source, inline.mediaType, inline.detail],
+        [{ _tag: "Base64", data: "AAAA" }, "image/png", "low"]
+      )
+      const linked = ToolResultContent.imageUrl("https://example.com/cat.jpg")
+      assert.instanceOf(linked, ToolResultContent.Image)
+      assert.deepStrictEqual(
+        [linked.source, linked.mediaType, linked.detail],
+        [{ _tag: "Url", url: "https://example.com/cat.jpg" }, undefined, undefined]
+      )
+    })
+
+    it("audio builds an Audio block", () => {
+      const audio = ToolResultContent.audio("UklGRg==", "audio/wav")
+      assert.instanceOf(audio, ToolResultContent.Audio)
+      assert.deepStrictEqual({ ...audio }, { _tag: "Audio", data: "UklGRg==", mediaType: "audio/wav" })
+    })
+
+    it("fileBase64 and fileUrl build File blocks with their source, media type and filename", () => {
+      const inline = ToolResultContent.fileBase64("JVBERi0=", "application/pdf", "q3.pdf")
+      assert.instanceOf(inline, ToolResultContent.File)
+      assert.deepStrictEqual(
+        [inline.source, inline.mediaType, inline.filename],
+        [{ _tag: "Base64", data: "JVBERi0=" }, "application/pdf", "q3.pdf"]
+      )
+      const linked = ToolResultContent.fileUrl("https://example.com/q3.pdf", "application/pdf")
+      assert.instanceOf(linked, ToolResultContent.File)
+      assert.deepStrictEqual(
+        [linked.source, linked.mediaType, linked.filename],
+        [{ _tag: "Url", url: "https://example.com/q3.pdf" }, "application/pdf", undefined]
+      )
+    })
+
+    it("resourceLink builds a ResourceLink block", () => {
+      const link = ToolResultContent.resourceLink({
+        uri: "file:///reports/q3.pdf",
+        name: "q3 report",
+        mediaType: "application/pdf",
+        description: "Quarterly report"
+      })
+      assert.instanceOf(link, ToolResultContent.ResourceLink)
+      assert.deepStrictEqual(
+        [link._tag, link.uri, link.name, link.mediaType, link.description],
+        ["ResourceLink", "file:///reports/q3.pdf", "q3 report", "application/pdf", "Quarterly report"]
+      )
+    })
+  })
+
+  describe("isToolResultContent", () => {
+    it("is true for every block kind", () => {
+      const blocks = [
+        ToolResultContent.text("a"),
+        ToolResultContent.json(1),
+        ToolResultContent.imageUrl("https://example.com/a.png"),
+        ToolResultContent.audio("AA==", "audio/mp3"),
+        ToolResultContent.fileUrl("https://example.com/a.pdf", "application/pdf"),
+        ToolResultContent.resourceLink({ uri: "file:///a", name: "a" })
+      ]
+      assert.deepStrictEqual(blocks.map(ToolResultContent.isToolResultContent), [true, true, true, true, true, true])
+    })
+
+    it("is false for plain objects shaped like blocks and for non-objects", () => {
+      const lookAlikes: ReadonlyArray<unknown> = [
+        { _tag: "Text", text: "a" },
+        { type: "text", text: "a" },
+        { _tag: "Json", value: 1 },
+        { _tag: "Image", source: { _tag: "Url", url: "https://example.com/a.png" } },
+        { ...ToolResultContent.text("spread loses the class") },
+        JSON.parse(JSON.stringify(ToolResultContent.text("a"))),
+        "text",
+        null,
+        undefined,
+        [ToolResultContent.text("an array is not a block")]
+      ]
+      assert.deepStrictEqual(lookAlikes.map(ToolResultContent.isToolResultContent), lookAlikes.map(() => false))
+    })
+  })
+
+  describe("schema", () => {
+    const blocks: ReadonlyArray<readonly [ToolResultContent.ToolResultContent, unknown]> = [
+      [ToolResultContent.text("hello"), { _tag: "Text", text: "hello" }],
+      [ToolResultContent.json({ a: [1, null, { b: "c" }] }), { _tag: "Json", value: { a: [1, null, { b: "c" }] } }],
+      [
+        ToolResultContent.imageBase64("AAAA", "image/png", "high"),
+        { _tag: "Image", source: { _tag: "Base64", data: "AAAA" }, mediaType: "image/png", detail: "high" }
+      ],
+      [
+        ToolResultContent.imageUrl("https://example.com/cat.jpg"),
+        { _tag: "Image", source: { _tag: "Url", url: "https://example.com/cat.jpg" } }
+      ],
+      [ToolResultContent.audio("UklGRg==", "audio/wav"), { _tag: "Audio", data: "UklGRg==", mediaType: "audio/wav" }],
+      [
+        ToolResultContent.fileBase64("JVBERi0=", "application/pdf", "q3.pdf"),
+        { _tag: "File", source: { _tag: "Base64", data: "JVBERi0=" }, mediaType: "application/pdf", filename: "q3.pdf" }
+      ],
+      [
+        ToolResultContent.fileUrl("https://example.com/q3.pdf", "application/pdf"),
+        { _tag: "File", source: { _tag: "Url", url: "https://example.com/q3.pdf" }, mediaType: "application/pdf" }
+      ],
+      [
+        ToolResultContent.resourceLink({ uri: "file:///a", name: "a", mediaType: "text/plain", description: "d" }),
+        { _tag: "ResourceLink", uri: "file:///a", name: "a", mediaType: "text/plain", description: "d" }
+      ]
+    ]
+
+    for (const [block, wire] of blocks) {
+      it(`round-trips a ${block._tag} block through its encoded form`, () => {
+        const encoded = encode(block)
+        assert.isFalse(ToolResultContent.isToolResultContent(encoded))
+        // Absent optional fields may encode as absent or as undefined; JSON text cannot tell them apart.
+        assert.deepStrictEqual(JSON.parse(JSON.stringify(encoded)), wire)
+        const decoded = decode(encoded)
+        assert.isTrue(Exit.isSuccess(decoded))
+        if (Exit.isSuccess(decoded)) {
+          assert.instanceOf(decoded.value, block.constructor as new(...args: never) => unknown)
+          assert.deepStrictEqual(decoded.value, block)
+        }
+        // The JSON text form decodes too: what a host stores and reads back.
+        const fromText = decode(JSON.parse(JSON.stringify(encoded)))
+        assert.isTrue(Exit.isSuccess(fromText))
+        if (Exit.isSuccess(fromText)) assert.deepStrictEqual(JSON.stringify(encode(fromText.value)), JSON.stringify(encoded))
+      })
+    }
+
+    it("rejects malformed objects", () => {
+      const malformed: ReadonlyArray<unknown> = [
+        { _tag: "Text" },
+        { _tag: "Text", text: 1 },
+        { _tag: "Image", source: { _tag: "Ftp", path: "/a.png" } },
+        { _tag: "Image", source: { _tag: "Url", url: "https://example.com/a.png" }, detail: "ultra" },
+        { _tag: "Audio", data: "AA==" },
+        { _tag: "File", source: { _tag: "Base64", data: "AA==" } },
+        { _tag: "ResourceLink", uri: "file:///a" },
+        { _tag: "Video", url: "https://example.com/a.mp4" },
+        { type: "text", text: "a" },
+        "a",
+        null
+      ]
+      assert.deepStrictEqual(
+        malformed.map((value) => Exit.isFailure(decode(value))),
+        malformed.map(() => true)
+      )
+    })
+
+    it("rejects a Json block whose value is not JSON", () => {
+      assert.isTrue(Exit.isFailure(decode({ _tag: "Json", value: new Date(0) })))
+      assert.isTrue(Exit.isFailure(decode({ _tag: "Json", value: { n: Number.NaN } })))
+    })
+  })
+})

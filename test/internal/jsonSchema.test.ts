@@ -1,0 +1,203 @@
+import { assert, describe, it } from "@effect/vitest"
+import type { JsonSchemaType } from "@modelcontextprotocol/sdk/validation"
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker"
+import { Schema } from "effect"
+import { type JsonSchema, toJsonSchema, toParametersJsonSchema } from "../../src/internal/jsonSchema.ts"
+
+const validator = new CfWorkerJsonSchemaValidator({ draft: "2020-12" })
+const accepts = (schema: JsonSchema, value: unknown): boolean =>
+  validator.getValidator(schema as JsonSchemaType)(value).valid
+
+const refsIn = (schema: unknown): Array<string> => {
+  const refs: Array<string> = []
+  const stack: Array<unknown> = [schema]
+  while (stack.length > 0) {
+    const node = stack.pop()
+    if (Array.isArray(node)) stack.push(...node)
+    else if (typeof node === "object" && node !== null) {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === "$ref" && typeof value === "string") refs.push(value)
+        else stack.push(value)
+      }
+    }
+  }
+  return refs
+}
+
+class Point extends Schema.Class<Point>("Point")({ x: Schema.Int, y: Schema.Int }) {}
+class Segment extends Schema.Class<Segment>("Segment")({ from: Point, to: Point }) {}
+
+const pointSchema = {
+  type: "object",
+  properties: { x: { type: "integer" }, y: { type: "integer" } },
+  required: ["x", "y"],
+  additionalProperties: false
+}
+
+interface Expr {
+  readonly op: string
+  readonly args: ReadonlyArray<Expr>
+  readonly at?: Point
+}
+const Expr: Schema.Codec<Expr, unknown> = Schema.Struct({
+  op: Schema.String,
+  args: Schema.Array(Schema.suspend((): Schema.Codec<Expr, unknown> => Expr)),
+  at: Schema.optionalKey(Point)
+}).annotate({ identifier: "Expr" })
+
+interface Even {
+  readonly next?: Odd
+}
+interface Odd {
+  readonly next?: Even
+}
+const Even: Schema.Codec<Even, unknown> = Schema.Struct({
+  next: Schema.optionalKey(Schema.suspend((): Schema.Codec<Odd, unknown> => Odd))
+}).annotate({ identifier: "Even" })
+const Odd: Schema.Codec<Odd, unknown> = Schema.Struct({
+  next: Schema.optionalKey(Schema.suspend((): Schema.Codec<Even, unknown> => Even))
+}).annotate({ identifier: "Odd" })
+
+describe("internal/jsonSchema", () => {
+  describe("toJsonSchema", () => {
+    it("removes the ±2^53 bounds of integers everywhere, keeping real ones", () => {
+      assert.deepStrictEqual(toJsonSchema(Schema.Int), { type: "integer" })
+      assert.deepStrictEqual(toJsonSchema(Schema.Array(Schema.Int)), { type: "array", items: { type: "integer" } })
+      assert.deepStrictEqual(toJsonSchema(Schema.NullOr(Schema.Int)), {
+        anyOf: [{ type: "integer" }, { type: "null" }]
+      })
+      assert.deepStrictEqual(toJsonSchema(Schema.Int.check(Schema.isBetween({ minimum: -5, maximum: 5 }))), {
+        type: "integer",
+        minimum: -5,
+        maximum: 5
+      })
+      assert.deepStrictEqual(toJsonSchema(Schema.Int.check(Schema.isLessThanOrEqualTo(10))), {
+        type: "integer",
+        maximum: 10
+      })
+    })
+
+    it("describes finite numbers as plain numbers", () => {
+      assert.deepStrictEqual(toJsonSchema(Schema.Finite), { type: "number" })
+    })
+
+    it("closes struct objects with additionalProperties: false, nested ones too", () => {
+      assert.deepStrictEqual(toJsonSchema(Schema.Struct({ a: Schema.Struct({ b: Schema.String }) })), {
+        type: "object",
+        properties: {
+          a: { type: "object", properties: { b: { type: "string" } }, required: ["b"], additionalProperties: false }
+        },
+        required: ["a"],
+        additionalProperties: false
+      })
+    })
+
+    it("keeps the value schema of records: only a blanket true becomes false", () => {
+      assert.deepStrictEqual(toJsonSchema(Schema.Record(Schema.String, Schema.Int)), {
+        type: "object",
+        additionalProperties: { type: "integer" }
+      })
+    })
+
+    it("inlines classes, nested classes and classes inside arrays and unions, leaving no $ref", () => {
+      assert.deepStrictEqual(toJsonSchema(Point), pointSchema)
+      assert.deepStrictEqual(toJsonSchema(Segment), {
+        type: "object",
+        properties: { from: pointSchema, to: pointSchema },
+        required: ["from", "to"],
+        additionalProperties: false
+      })
+      assert.deepStrictEqual(toJsonSchema(Schema.Array(Point)), { type: "array", items: pointSchema })
+      const union = toJsonSchema(Schema.Union([Point, Schema.Struct({ r: Schema.Finite })]))
+      assert.deepStrictEqual(refsIn(union), [])
+      assert.notProperty(union, "$defs")
+    })
+
+    it("keeps a recursive definition in a root $defs, with every $ref resolvable", () => {
+      const schema = toJsonSchema(Schema.Struct({ expr: Expr }))
+      const defs = schema.$defs as Record<string, JsonSchema>
+      assert.deepStrictEqual(Object.keys(defs), ["Expr"])
+      assert.deepStrictEqual(refsIn(schema), ["#/$defs/Expr", "#/$defs/Expr"])
+      // The non-recursive class inside the recursive definition is inlined.
+      assert.deepStrictEqual((defs.Expr!.properties as Record<string, unknown>).at, pointSchema)
+      assert.isTrue(accepts(schema, { expr: { op: "+", args: [{ op: "1", args: [], at: { x: 1, y: 2 } }] } }))
+      assert.isFalse(accepts(schema, { expr: { op: "+", args: [{ op: 1, args: [] }] } }))
+    })
+
+    it("keeps mutually recursive definitions in $defs, each resolvable", () => {
+      const schema = toJsonSchema(Schema.Struct({ start: Even }))
+      const defs = schema.$defs as Record<string, JsonSchema>
+      assert.deepStrictEqual(Object.keys(defs).sort(), ["Even", "Odd"])
+      for (const ref of refsIn(schema)) assert.property(defs, ref.slice("#/$defs/".length))
+      assert.isTrue(accepts(schema, { start: { next: { next: { next: {} } } } }))
+      assert.isFalse(accepts(schema, { start: { next: { next: { extra: 1 } } } }))
+    })
+
+    it("gives nested objects whose keys are all optional required: []", () => {
+      const schema = toJsonSchema(Schema.Struct({ inner: Schema.Struct({ a: Schema.optionalKey(Schema.String) }) }))
+      assert.deepStrictEqual((schema as any).properties.inner, {
+        type: "object",
+        properties: { a: { type: "string" } },
+        required: [],
+        additionalProperties: false
+      })
+    })
+
+    it("keeps descriptions", () => {
+      assert.deepStrictEqual(
+        toJsonSchema(
+          Schema.Struct({ q: Schema.String.annotate({ description: "the query" }) }).annotate({ description: "search" })
+        ),
+        {
+          type: "object",
+          properties: { q: { type: "string", description: "the query" } },
+          required: ["q"],
+          additionalProperties: false,
+          description: "search"
+        }
+      )
+    })
+  })
+
+  describe("toParametersJsonSchema", () => {
+    it("describes an empty struct explicitly", () => {
+      assert.deepStrictEqual(toParametersJsonSchema(Schema.Struct({})), {
+        type: "object",
+        properties: {},
+        required: [],
+        additionalProperties: false
+      })
+    })
+
+    it("adds required: [] when every key is optional", () => {
+      assert.deepStrictEqual(toParametersJsonSchema(Schema.Struct({ a: Schema.optionalKey(Schema.String) })), {
+        type: "object",
+        properties: { a: { type: "string" } },
+        required: [],
+        additionalProperties: false
+      })
+    })
+
+    it("leaves optional keys out of required", () => {
+      const schema = toParametersJsonSchema(
+        Schema.Struct({ a: Schema.String, b: Schema.optionalKey(Schema.Int), c: Schema.Boolean })
+      )
+      assert.deepStrictEqual(schema.required, ["a", "c"])
+    })
+
+    it("inlines a class used as the whole parameters", () => {
+      assert.deepStrictEqual(toParametersJsonSchema(Point), pointSchema)
+    })
+
+    it("gives recursive parameters an object at the top, with $defs for the recursion", () => {
+      const schema = toParametersJsonSchema(Expr)
+      assert.deepStrictEqual(
+        [schema.type, schema.required, schema.additionalProperties, Object.keys(schema.properties ?? {})],
+        ["object", ["op", "args"], false, ["op", "args", "at"]]
+      )
+      const defs = schema.$defs as Record<string, JsonSchema>
+      for (const ref of refsIn(schema)) assert.property(defs, ref.slice("#/$defs/".length))
+      assert.isTrue(accepts(schema, { op: "+", args: [{ op: "1", args: [] }] }))
+    })
+  })
+})
