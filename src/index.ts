@@ -30,3 +30,9 @@ export * as ToolDefinition from "./ToolDefinition.ts"
 
 /** Ordered tool collections and dispatch. */
 export * as ToolSet from "./ToolSet.ts"
+
+/** Anthropic Messages: tool definitions, tool_use calls in, tool_result blocks out. */
+export * as Anthropic from "./provider/Anthropic.ts"
+
+/** Gemini: function declarations, functionCall parts in, functionResponse parts out. */
+export * as Gemini from "./provider/Gemini.ts"

@@ -109,7 +109,7 @@ export const dispatch = (
     const metrics = plan === undefined ? unknownToolMetrics : plan.metrics
     const recorded = Effect.map(
       plan === undefined
-        ? Effect.succeed(failed(call, call.arguments, notFound(registry, call.name), startedAt))
+        ? Effect.succeed(failed(call, parseArguments(call.arguments, limitsOf(options)).value, notFound(registry, call.name), startedAt))
         : run(plan, call, options, startedAt),
       (result) => {
         metrics.record(result, fiber.context)
@@ -198,6 +198,10 @@ const afterDecode = (
     // A `call` that throws before it returns an Effect is a defect like any other.
     return Effect.succeed(failed(call, args, defectError(defect), startedAt))
   }
+  if (!Effect.isEffect(program)) {
+    // A runtime-built or JavaScript tool can return anything, a Promise say: that is a defect, not a dead dispatch.
+    return Effect.succeed(failed(call, args, defectError(new TypeError("the tool's call did not return an Effect")), startedAt))
+  }
   program = Effect.provideService(program, ToolContext, { callId: call.id, toolName: plan.tool.name, metadata })
   if (plan.timeoutMs !== undefined) {
     const timeoutMs = plan.timeoutMs
@@ -209,8 +213,10 @@ const afterDecode = (
   return Effect.matchCause(program, {
     onFailure: (cause) => {
       const error = fromCause(plan, cause)
-      // A call that completed with a typed failure keeps its metadata; one that did not complete keeps none.
-      const completed = error.kind !== "timeout" && error.kind !== "cancelled" && !isDefect(cause)
+      // A call that completed with a typed failure keeps its metadata; one that did not complete (a dispatch timeout,
+      // an interruption, a defect) keeps none.
+      const failure = Cause.findErrorOption(cause)
+      const completed = Option.isSome(failure) && !(failure.value instanceof TimedOut)
       return result(call, args, error.refused ? "denied" : "error", error.modelOutput, Option.some(error), metadata.seal(completed), startedAt)
     },
     onSuccess: (value) => {
@@ -231,8 +237,6 @@ class TimedOut {
     this.timeoutMs = options.timeoutMs
   }
 }
-
-const isDefect = (cause: Cause.Cause<unknown>): boolean => !Cause.hasFails(cause) && Cause.hasDies(cause)
 
 /** Folds the cause of a failed call into one error. A typed failure wins over a defect, a defect over interruption. */
 const fromCause = (plan: Plan, cause: Cause.Cause<unknown>): ToolExecutionError.ToolExecutionError => {

@@ -1,0 +1,315 @@
+/**
+ * The Anthropic Messages API adapter: tool definitions out, the model's `tool_use` blocks in, and the turn's
+ * results back as one user message of `tool_result` blocks.
+ *
+ * The wire types below are structural: they match `@anthropic-ai/sdk`'s `Tool`, `ToolUseBlock` and
+ * `ToolResultBlockParam` without depending on the SDK, so its values pass in and out without casts.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Anthropic, ToolSet } from "effect-llm-tools"
+ *
+ * declare const set: ToolSet.ToolSet<never>
+ * declare const assistant: { readonly role: "assistant"; readonly content: ReadonlyArray<Anthropic.ContentBlock> }
+ *
+ * const tools = Anthropic.definitions(set) // the request's `tools`
+ * const next = Effect.map(
+ *   ToolSet.executeAll(set, Anthropic.toolCalls(assistant.content)),
+ *   (results) => [assistant, Anthropic.toolResults(results)] // append to `messages`
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { blockText, statusPrefix } from "../internal/providerText.ts"
+import type * as ToolCall from "../ToolCall.ts"
+import type { ToolDefinition } from "../ToolDefinition.ts"
+import type { ToolResult } from "../ToolResult.ts"
+import type * as ToolResultContent from "../ToolResultContent.ts"
+import * as ToolSet from "../ToolSet.ts"
+
+// ---------------------------------------------------------------------------
+// Definitions
+// ---------------------------------------------------------------------------
+
+/**
+ * The JSON Schema of a tool's input: always an object schema.
+ *
+ * @category models
+ */
+export interface InputSchema {
+  readonly type: "object"
+  readonly [key: string]: unknown
+}
+
+/**
+ * A custom tool in a request's `tools` (the SDK's `Tool`).
+ *
+ * @category models
+ */
+export interface Tool {
+  readonly name: string
+  readonly description: string
+  readonly input_schema: InputSchema
+  /** From the tool's `strict` annotation, present only when the tool sets it. */
+  readonly strict?: boolean
+}
+
+/**
+ * The request's `tools` for a set (or a list of definitions), in order. The `strict` annotation of a tool becomes
+ * `strict`; the input schema is the tool's parameters JSON Schema as it is.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { Anthropic, Tool, ToolSet } from "effect-llm-tools"
+ *
+ * const Echo = Tool.make("echo", {
+ *   description: "Echo the text back",
+ *   parameters: Schema.Struct({ text: Schema.String }),
+ *   call: ({ text }) => Effect.succeed(text)
+ * })
+ * const tools = Anthropic.definitions(ToolSet.make(Echo))
+ * // [{ name: "echo", description: "Echo the text back", input_schema: { type: "object", properties: … } }]
+ * ```
+ *
+ * @category constructors
+ */
+export const definitions = (tools: ToolSet.Any | ReadonlyArray<ToolDefinition>): Array<Tool> =>
+  (ToolSet.isToolSet(tools) ? ToolSet.definitions(tools) : tools).map((definition) => ({
+    name: definition.name,
+    description: definition.description,
+    input_schema: { ...definition.parameters, type: "object" },
+    ...(definition.annotations.strict !== undefined ? { strict: definition.annotations.strict } : {})
+  }))
+
+// ---------------------------------------------------------------------------
+// Calls in
+// ---------------------------------------------------------------------------
+
+/**
+ * Any content block of an assistant message, as the API returns it (the SDK's `ContentBlock` fits). Only
+ * `tool_use` blocks are read; the rest are skipped.
+ *
+ * @category models
+ */
+export interface ContentBlock {
+  readonly type: string
+  readonly id?: unknown
+  readonly name?: unknown
+  readonly input?: unknown
+}
+
+/**
+ * The tool calls in an assistant message's content: one `ToolCall` per `tool_use` block, in order. Never throws: a
+ * block without a name becomes a call to the tool `""` (dispatch reports `not_found`), a missing `input` becomes `{}`
+ * and any other `input` is passed as it is, so dispatch reports `invalid_args` for it. A block without an id gets
+ * `tool_use_<index>`.
+ *
+ * @category constructors
+ */
+export const toolCalls = (content: ReadonlyArray<ContentBlock>): Array<ToolCall.ToolCall> => {
+  const calls: Array<ToolCall.ToolCall> = []
+  if (!Array.isArray(content)) return calls
+  content.forEach((block: unknown, index) => {
+    if (typeof block !== "object" || block === null) return
+    const { type, id, name, input } = block as ContentBlock
+    if (type !== "tool_use") return
+    calls.push({
+      id: typeof id === "string" ? id : `tool_use_${index}`,
+      name: typeof name === "string" ? name : "",
+      arguments: input === undefined ? {} : input
+    })
+  })
+  return calls
+}
+
+// ---------------------------------------------------------------------------
+// Results out
+// ---------------------------------------------------------------------------
+
+/**
+ * A text block.
+ *
+ * @category models
+ */
+export interface TextBlock {
+  readonly type: "text"
+  readonly text: string
+}
+
+/**
+ * The media types the API accepts for images.
+ *
+ * @category models
+ */
+export type ImageMediaType = "image/jpeg" | "image/png" | "image/gif" | "image/webp"
+
+/**
+ * An image block, inline or by URL (the SDK's `ImageBlockParam`).
+ *
+ * @category models
+ */
+export interface ImageBlock {
+  readonly type: "image"
+  readonly source:
+    | { readonly type: "base64"; readonly media_type: ImageMediaType; readonly data: string }
+    | { readonly type: "url"; readonly url: string }
+}
+
+/**
+ * A document block: a PDF inline or by URL, or plain text (the SDK's `DocumentBlockParam`).
+ *
+ * @category models
+ */
+export interface DocumentBlock {
+  readonly type: "document"
+  readonly source:
+    | { readonly type: "base64"; readonly media_type: "application/pdf"; readonly data: string }
+    | { readonly type: "url"; readonly url: string }
+    | { readonly type: "text"; readonly media_type: "text/plain"; readonly data: string }
+  readonly title?: string
+}
+
+/**
+ * A block inside a `tool_result`.
+ *
+ * @category models
+ */
+export type ToolResultContentBlock = TextBlock | ImageBlock | DocumentBlock
+
+/**
+ * The result of one call (the SDK's `ToolResultBlockParam`). `is_error` is true for every status but `success`.
+ *
+ * @category models
+ */
+export interface ToolResultBlock {
+  readonly type: "tool_result"
+  readonly tool_use_id: string
+  readonly is_error: boolean
+  readonly content: Array<ToolResultContentBlock>
+}
+
+/**
+ * The user message that answers a turn's tool calls (a `MessageParam`).
+ *
+ * @category models
+ */
+export interface UserMessage {
+  readonly role: "user"
+  readonly content: Array<ToolResultBlock>
+}
+
+/**
+ * The user message answering a turn: one `tool_result` block per result, in order, all in this one message, as the
+ * API requires. Append further user content after them if needed (the results must come first).
+ *
+ * Rendering of the blocks: Text as text; Json as compact JSON text; ResourceLink as text naming its URI; images
+ * of media types jpeg, png, gif and webp as image blocks (base64 without a media type is recognized by its first
+ * bytes), any other image as a text placeholder naming its media type; PDFs (base64 or URL) and base64 plain text
+ * as document blocks, other files as a placeholder (or their URL as text); Audio as a placeholder. Empty text is
+ * dropped, since the API refuses empty text blocks. A denied or skipped result starts with the words that say so.
+ *
+ * @example
+ * ```ts
+ * import { Anthropic, ToolResult } from "effect-llm-tools"
+ *
+ * declare const results: ReadonlyArray<ToolResult.ToolResult>
+ * const message = Anthropic.toolResults(results)
+ * // { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_…", is_error: false, content: […] }, …] }
+ * ```
+ *
+ * @category constructors
+ */
+export const toolResults = (results: Iterable<ToolResult>): UserMessage => {
+  const content: Array<ToolResultBlock> = []
+  for (const result of results) content.push(toolResult(result))
+  return { role: "user", content }
+}
+
+const toolResult = (result: ToolResult): ToolResultBlock => {
+  const blocks: Array<ToolResultContentBlock> = []
+  for (const block of result.output.content) {
+    const rendered = renderBlock(block)
+    if (rendered.type !== "text" || rendered.text !== "") blocks.push(rendered)
+  }
+  if (result.status === "denied" || result.status === "skipped") {
+    const prefix = statusPrefix(result)!
+    const first = blocks[0]
+    if (first !== undefined && first.type === "text") blocks[0] = { type: "text", text: prefix + first.text }
+    else blocks.unshift({ type: "text", text: prefix.trimEnd() })
+  }
+  return { type: "tool_result", tool_use_id: result.callId, is_error: result.status !== "success", content: blocks }
+}
+
+const text = (text: string): TextBlock => ({ type: "text", text })
+
+const imageMediaTypes: ReadonlySet<string> = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"])
+
+// Base64 of each format's magic bytes: lets an image built without a media type still go out as an image.
+const imageSignatures: ReadonlyArray<readonly [string, ImageMediaType]> = [
+  ["iVBORw0KGgo", "image/png"],
+  ["/9j/", "image/jpeg"],
+  ["R0lGOD", "image/gif"],
+  ["UklGR", "image/webp"]
+]
+
+const sniffImage = (data: string): ImageMediaType | undefined =>
+  imageSignatures.find(([prefix]) => data.startsWith(prefix))?.[1]
+
+const isImageMediaType = (mediaType: string): mediaType is ImageMediaType => imageMediaTypes.has(mediaType)
+
+const renderBlock = (block: ToolResultContent.ToolResultContent): ToolResultContentBlock => {
+  switch (block._tag) {
+    case "Image":
+      return renderImage(block)
+    case "File":
+      return renderFile(block)
+    case "Audio":
+      return text(`[audio omitted: ${block.mediaType} is not supported in tool results]`)
+    default:
+      return text(blockText(block) ?? "")
+  }
+}
+
+const renderImage = (image: ToolResultContent.Image): ToolResultContentBlock => {
+  if (image.source._tag === "Url") {
+    return image.mediaType === undefined || isImageMediaType(image.mediaType)
+      ? { type: "image", source: { type: "url", url: image.source.url } }
+      : text(`[image omitted: ${image.mediaType} is not supported]`)
+  }
+  const mediaType = image.mediaType ?? sniffImage(image.source.data)
+  return mediaType !== undefined && isImageMediaType(mediaType)
+    ? { type: "image", source: { type: "base64", media_type: mediaType, data: image.source.data } }
+    : text(`[image omitted: ${mediaType ?? "an unknown media type"} is not supported]`)
+}
+
+const renderFile = (file: ToolResultContent.File): ToolResultContentBlock => {
+  const title = file.filename !== undefined ? { title: file.filename } : {}
+  const name = file.filename !== undefined ? ` ${file.filename}` : ""
+  if (file.mediaType === "application/pdf") {
+    return file.source._tag === "Url"
+      ? { type: "document", source: { type: "url", url: file.source.url }, ...title }
+      : { type: "document", source: { type: "base64", media_type: "application/pdf", data: file.source.data }, ...title }
+  }
+  if (file.source._tag === "Url") return text(`[file${name} (${file.mediaType}): ${file.source.url}]`)
+  if (file.mediaType === "text/plain") {
+    const decoded = decodeBase64Utf8(file.source.data)
+    if (decoded !== undefined) {
+      return { type: "document", source: { type: "text", media_type: "text/plain", data: decoded }, ...title }
+    }
+  }
+  return text(`[file${name} omitted: ${file.mediaType} is not supported]`)
+}
+
+const decodeBase64Utf8 = (data: string): string | undefined => {
+  try {
+    const binary = atob(data)
+    const bytes = new Uint8Array(binary.length)
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i)
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes)
+  } catch {
+    return undefined
+  }
+}

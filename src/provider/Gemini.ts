@@ -1,0 +1,624 @@
+/**
+ * The Gemini API adapter (`@google/genai`, Gemini Developer API and Vertex AI): function declarations out, the
+ * model's `functionCall` parts in, and the turn's results back as one user `Content` of `functionResponse` parts.
+ *
+ * The wire types below are structural: they match `@google/genai`'s `FunctionDeclaration`, `FunctionCall`,
+ * `FunctionResponse`, `Part` and `Content` without depending on the SDK, so its values pass in and out without casts.
+ *
+ * Keep the model's `Content` as it came: append the candidate's `content` object itself to the history, then the
+ * content {@link toolResults} builds. {@link toolCalls} only reads it, so the `thoughtSignature` that Gemini 3
+ * attaches to a `functionCall` part goes back unchanged; rebuilding the model's turn from the calls would lose it,
+ * and the API refuses the next request.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Gemini, ToolSet } from "effect-llm-tools"
+ *
+ * declare const set: ToolSet.ToolSet<never>
+ * declare const history: Array<Gemini.Content | Gemini.ModelContent>
+ * declare const modelContent: Gemini.ModelContent // response.candidates[0].content, kept as it is
+ *
+ * const tools = [Gemini.definitions(set)] // the request's `config.tools`
+ * const next = Effect.map(
+ *   ToolSet.executeAll(set, Gemini.toolCalls(modelContent)),
+ *   (results) => [...history, modelContent, Gemini.toolResults(results)] // the next request's `contents`
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Data, Result } from "effect"
+import type { JsonSchema } from "../internal/jsonSchema.ts"
+import { blockText } from "../internal/providerText.ts"
+import type * as ToolCall from "../ToolCall.ts"
+import type { ToolDefinition } from "../ToolDefinition.ts"
+import type { ToolResult } from "../ToolResult.ts"
+import type * as ToolResultContent from "../ToolResultContent.ts"
+import * as ToolSet from "../ToolSet.ts"
+
+// ---------------------------------------------------------------------------
+// Schema subset
+// ---------------------------------------------------------------------------
+
+/**
+ * The type names of Gemini's Schema (the values of the SDK's `Type` enum).
+ *
+ * @category models
+ */
+export type Type = "STRING" | "NUMBER" | "INTEGER" | "BOOLEAN" | "ARRAY" | "OBJECT" | "NULL"
+
+/**
+ * Gemini's OpenAPI-subset Schema, for the `parameters` of older models (the SDK's `Schema`).
+ *
+ * @category models
+ */
+export interface Schema {
+  type?: Type
+  format?: string
+  title?: string
+  description?: string
+  nullable?: boolean
+  enum?: Array<string>
+  items?: Schema
+  properties?: { [name: string]: Schema }
+  required?: Array<string>
+  anyOf?: Array<Schema>
+  minimum?: number
+  maximum?: number
+  /** int64 counts are strings on the wire. */
+  minItems?: string
+  maxItems?: string
+  minLength?: string
+  maxLength?: string
+  pattern?: string
+  default?: unknown
+}
+
+/**
+ * A JSON Schema that Gemini's Schema subset cannot express: `path` is the JSON Pointer of the offending node in the
+ * tool's parameters schema, `reason` says what is missing. Declare such tools with `parametersJsonSchema` (the
+ * default) instead.
+ *
+ * @category errors
+ */
+export class UnsupportedSchema extends Data.TaggedError("UnsupportedSchema")<{
+  /** The tool whose parameters could not be compiled; empty when compiling a bare schema. */
+  readonly tool: string
+  readonly path: string
+  readonly reason: string
+  readonly message: string
+}> {}
+
+const unsupported = (tool: string, path: string, reason: string): UnsupportedSchema =>
+  new UnsupportedSchema({
+    tool,
+    path,
+    reason,
+    message: `${tool === "" ? "" : `tool \`${tool}\`: `}schema at \`${path === "" ? "/" : path}\`: ${reason}`
+  })
+
+// Thrown only inside `compile` and caught in `compileSchema`: keeps the recursion readable.
+class Unsupported {
+  readonly path: string
+  readonly reason: string
+  constructor(path: string, reason: string) {
+    this.path = path
+    this.reason = reason
+  }
+}
+
+const typeNames: Readonly<Record<string, Type>> = {
+  string: "STRING",
+  number: "NUMBER",
+  integer: "INTEGER",
+  boolean: "BOOLEAN",
+  array: "ARRAY",
+  object: "OBJECT",
+  null: "NULL"
+}
+
+// Gemini rejects formats it does not know; these are the ones it documents, by type.
+const formats: Readonly<Partial<Record<Type, ReadonlySet<string>>>> = {
+  STRING: new Set(["date-time", "enum"]),
+  NUMBER: new Set(["float", "double"]),
+  INTEGER: new Set(["int32", "int64"])
+}
+
+// Keywords that change which values are valid in ways the subset cannot state: refused rather than silently widened.
+const refusedKeywords: ReadonlyArray<readonly [string, string]> = [
+  ["$ref", "references (recursive schemas) are not supported"],
+  ["not", "`not` is not supported"],
+  ["if", "conditional schemas (`if`/`then`/`else`) are not supported"],
+  ["prefixItems", "tuples (`prefixItems`) are not supported"],
+  ["patternProperties", "`patternProperties` is not supported"],
+  ["dependentSchemas", "`dependentSchemas` is not supported"]
+]
+
+type Node = { readonly [key: string]: unknown }
+
+const isNode = (u: unknown): u is Node => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const pointer = (path: string, ...segments: ReadonlyArray<string | number>): string =>
+  segments.reduce<string>((acc, s) => `${acc}/${String(s).replaceAll("~", "~0").replaceAll("/", "~1")}`, path)
+
+const isNullSchema = (u: unknown): boolean => isNode(u) && u.type === "null" && u.enum === undefined
+
+const compile = (input: unknown, path: string): Schema => {
+  if (!isNode(input)) throw new Unsupported(path, "boolean schemas (any value) are not supported")
+  let node = input
+  for (const [keyword, reason] of refusedKeywords) {
+    if (node[keyword] !== undefined) throw new Unsupported(pointer(path, keyword), reason)
+  }
+  if (node.allOf !== undefined) {
+    if (!Array.isArray(node.allOf) || node.allOf.length !== 1) {
+      throw new Unsupported(pointer(path, "allOf"), "`allOf` with more than one schema is not supported")
+    }
+    const { allOf: _, ...rest } = node
+    return compile({ ...(node.allOf[0] as Node), ...rest }, path)
+  }
+  // `oneOf` becomes `anyOf`: exclusivity is not expressible, and dispatch validates the arguments anyway.
+  const alternativesKey = node.anyOf !== undefined ? "anyOf" : node.oneOf !== undefined ? "oneOf" : undefined
+  if (alternativesKey !== undefined) {
+    const alternatives = node[alternativesKey]
+    if (!Array.isArray(alternatives)) throw new Unsupported(pointer(path, alternativesKey), "must be an array")
+    const { anyOf: _a, oneOf: _o, ...siblings } = node
+    const nullable = alternatives.some(isNullSchema)
+    const indexed = alternatives.map((schema, index) => [schema, index] as const).filter(([s]) => !isNullSchema(s))
+    if (indexed.length === 0) return annotate({ type: "NULL" }, siblings)
+    if (indexed.length === 1) {
+      const [only, index] = indexed[0]!
+      const compiled = compile({ ...(only as Node), ...siblings }, pointer(path, alternativesKey, index))
+      return nullable ? { ...compiled, nullable: true } : compiled
+    }
+    return annotate(
+      {
+        anyOf: indexed.map(([schema, index]) => compile(schema, pointer(path, alternativesKey, index))),
+        ...(nullable ? { nullable: true } : {})
+      },
+      siblings
+    )
+  }
+  if (Array.isArray(node.type)) {
+    const types = node.type.filter((type) => type !== "null")
+    const nullable = types.length < node.type.length
+    if (types.length > 1) {
+      return {
+        anyOf: types.map((type) => compile({ ...node, type }, path)),
+        ...(nullable ? { nullable: true } : {})
+      }
+    }
+    node = { ...node, type: types.length === 1 ? types[0] : "null" }
+    if (nullable && types.length === 1) return { ...compile(node, path), nullable: true }
+  }
+  if (node.const !== undefined) {
+    const { const: value, ...rest } = node
+    node = { ...rest, enum: [value] }
+  }
+  const type = typeOf(node, path)
+  const out: Schema = { type }
+  if (node.enum !== undefined) {
+    if (!Array.isArray(node.enum) || !node.enum.every((value) => typeof value === "string")) {
+      throw new Unsupported(pointer(path, "enum"), "only string enums (and string constants) are supported")
+    }
+    out.enum = [...node.enum]
+  }
+  if (type === "ARRAY" && node.items !== undefined) {
+    if (Array.isArray(node.items)) throw new Unsupported(pointer(path, "items"), "tuples are not supported")
+    out.items = compile(node.items, pointer(path, "items"))
+  }
+  if (type === "OBJECT") {
+    if (isNode(node.additionalProperties)) {
+      throw new Unsupported(
+        pointer(path, "additionalProperties"),
+        "objects with arbitrary keys (records) are not supported"
+      )
+    }
+    if (isNode(node.properties)) {
+      const properties: { [name: string]: Schema } = {}
+      for (const [name, property] of Object.entries(node.properties)) {
+        properties[name] = compile(property, pointer(path, "properties", name))
+      }
+      out.properties = properties
+    }
+    if (Array.isArray(node.required)) out.required = node.required.filter((name) => typeof name === "string")
+  }
+  if (typeof node.format === "string" && formats[type]?.has(node.format)) out.format = node.format
+  if (typeof node.pattern === "string") out.pattern = node.pattern
+  // An exclusive bound becomes the inclusive one: a slightly wider hint for the model; dispatch enforces the exact one.
+  const minimum = typeof node.minimum === "number" ? node.minimum : node.exclusiveMinimum
+  const maximum = typeof node.maximum === "number" ? node.maximum : node.exclusiveMaximum
+  if (typeof minimum === "number") out.minimum = minimum
+  if (typeof maximum === "number") out.maximum = maximum
+  for (const key of ["minItems", "maxItems", "minLength", "maxLength"] as const) {
+    const value = node[key]
+    if (typeof value === "number" && Number.isInteger(value)) out[key] = String(value)
+  }
+  if (node.default !== undefined) out.default = node.default
+  return annotate(out, node)
+}
+
+const annotate = (schema: Schema, node: Node): Schema => {
+  const out = { ...schema }
+  if (typeof node.title === "string") out.title = node.title
+  if (typeof node.description === "string") out.description = node.description
+  return out
+}
+
+const typeOf = (node: Node, path: string): Type => {
+  if (typeof node.type === "string") {
+    const type = typeNames[node.type]
+    if (type === undefined) throw new Unsupported(pointer(path, "type"), `unknown type \`${node.type}\``)
+    return type
+  }
+  if (node.properties !== undefined) return "OBJECT"
+  if (node.items !== undefined) return "ARRAY"
+  if (Array.isArray(node.enum) && node.enum.every((value) => typeof value === "string")) return "STRING"
+  throw new Unsupported(path, "a schema without a type (any value) is not supported")
+}
+
+/**
+ * Compiles a JSON Schema into Gemini's OpenAPI-subset Schema: type names, `nullable` (from a `null` alternative or
+ * type), string `enum` and `const`, `items`, `properties`, `required`, `anyOf` (and `oneOf`), `description`, `title`,
+ * `format` (the ones Gemini documents), `pattern`, bounds and `default`. Keywords that only tighten what dispatch
+ * validates anyway (`additionalProperties: false`, `multipleOf`, …) are dropped; anything that changes the shape
+ * of valid values and has no equivalent (references, tuples, records, non-string enums, `not`, conditionals, an
+ * untyped schema) fails with {@link UnsupportedSchema}.
+ *
+ * @example
+ * ```ts
+ * import { Gemini } from "effect-llm-tools"
+ *
+ * Gemini.compileSchema({ type: "object", properties: { unit: { enum: ["C", "F"] } }, required: ["unit"] })
+ * // Result.succeed({ type: "OBJECT", properties: { unit: { type: "STRING", enum: ["C", "F"] } }, required: ["unit"] })
+ * ```
+ *
+ * @category constructors
+ */
+export const compileSchema = (schema: JsonSchema, tool = ""): Result.Result<Schema, UnsupportedSchema> => {
+  try {
+    return Result.succeed(compile(schema, ""))
+  } catch (error) {
+    if (error instanceof Unsupported) return Result.fail(unsupported(tool, error.path, error.reason))
+    throw error
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Definitions
+// ---------------------------------------------------------------------------
+
+/**
+ * One function declaration with its parameters as JSON Schema (the SDK's `FunctionDeclaration`).
+ *
+ * @category models
+ */
+export interface FunctionDeclaration {
+  name: string
+  description: string
+  parametersJsonSchema: JsonSchema
+}
+
+/**
+ * One function declaration with its parameters in Gemini's Schema subset. The SDK types `Schema.type` as its `Type`
+ * enum, which string literals do not satisfy: with the SDK's types, pass `parameters` as its `Schema`.
+ *
+ * @category models
+ */
+export interface OpenApiFunctionDeclaration {
+  name: string
+  description: string
+  parameters: Schema
+}
+
+/**
+ * The tool entry of a request's `config.tools` that carries the declarations (the SDK's `Tool`).
+ *
+ * @category models
+ */
+export interface Tool<Declaration = FunctionDeclaration> {
+  functionDeclarations: Array<Declaration>
+}
+
+/**
+ * Options of {@link definitions}.
+ *
+ * @category models
+ */
+export interface DefinitionsOptions {
+  /**
+   * `"jsonSchema"` (default): `parametersJsonSchema`, the tool's JSON Schema as it is. `"openApi"`: `parameters`
+   * compiled into Gemini's Schema subset ({@link compileSchema}), for models that do not take JSON Schema.
+   */
+  readonly schema?: "jsonSchema" | "openApi" | undefined
+}
+
+/**
+ * The `config.tools` entry for a set (or a list of definitions), in order. With `{ schema: "openApi" }` the
+ * parameters are compiled into Gemini's Schema subset, which can fail: the result is then a `Result`, failing with
+ * the first tool that cannot be expressed.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Result, Schema } from "effect"
+ * import { Gemini, Tool, ToolSet } from "effect-llm-tools"
+ *
+ * const Echo = Tool.make("echo", {
+ *   description: "Echo the text back",
+ *   parameters: Schema.Struct({ text: Schema.String }),
+ *   call: ({ text }) => Effect.succeed(text)
+ * })
+ * const set = ToolSet.make(Echo)
+ *
+ * const tool = Gemini.definitions(set) // { functionDeclarations: [{ name: "echo", …, parametersJsonSchema: … }] }
+ * const legacy = Gemini.definitions(set, { schema: "openApi" }) // Result<Gemini.Tool<Gemini.OpenApiFunctionDeclaration>, Gemini.UnsupportedSchema>
+ * ```
+ *
+ * @category constructors
+ */
+export const definitions: {
+  (tools: ToolSet.Any | ReadonlyArray<ToolDefinition>, options?: { readonly schema?: "jsonSchema" | undefined }): Tool
+  (
+    tools: ToolSet.Any | ReadonlyArray<ToolDefinition>,
+    options: { readonly schema: "openApi" }
+  ): Result.Result<Tool<OpenApiFunctionDeclaration>, UnsupportedSchema>
+} = ((tools: ToolSet.Any | ReadonlyArray<ToolDefinition>, options?: DefinitionsOptions) => {
+  const list = ToolSet.isToolSet(tools) ? ToolSet.definitions(tools) : tools
+  if (options?.schema !== "openApi") {
+    return {
+      functionDeclarations: list.map((definition) => ({
+        name: definition.name,
+        description: definition.description,
+        parametersJsonSchema: definition.parameters
+      }))
+    }
+  }
+  const functionDeclarations: Array<OpenApiFunctionDeclaration> = []
+  for (const definition of list) {
+    const parameters = compileSchema(definition.parameters, definition.name)
+    if (Result.isFailure(parameters)) return parameters
+    functionDeclarations.push({
+      name: definition.name,
+      description: definition.description,
+      parameters: parameters.success
+    })
+  }
+  return Result.succeed({ functionDeclarations })
+}) as typeof definitions
+
+// ---------------------------------------------------------------------------
+// Calls in
+// ---------------------------------------------------------------------------
+
+/**
+ * A part of the model's content, as the API returns it (the SDK's `Part` fits). Only `functionCall` parts are read.
+ *
+ * @category models
+ */
+export interface ModelPart {
+  readonly functionCall?: {
+    readonly id?: unknown
+    readonly name?: unknown
+    readonly args?: unknown
+  } | undefined
+  readonly thoughtSignature?: string | undefined
+}
+
+/**
+ * The model's content (a candidate's `content`, the SDK's `Content`).
+ *
+ * @category models
+ */
+export interface ModelContent {
+  readonly role?: string | undefined
+  readonly parts?: ReadonlyArray<ModelPart> | undefined
+}
+
+/**
+ * The prefix of the ids {@link toolCalls} makes up for calls the model sent without one. {@link toolResults} leaves
+ * such ids out of the `functionResponse`: Gemini then pairs results with calls by name and order.
+ *
+ * @category models
+ */
+export const generatedIdPrefix = "gemini_call_"
+
+/**
+ * The function calls of the model's content (or of its parts), in order. Reads only: the content, and the
+ * `thoughtSignature` on its parts, stay as they were for the caller to send back.
+ *
+ * A call without an id gets `gemini_call_<n>`, n its position among the calls: stable for the same content, and
+ * left out again when answering. Never throws: a call without a name becomes a call to the tool `""` (dispatch
+ * reports `not_found`), missing `args` become `{}`, and any other `args` are passed as they are, so dispatch reports
+ * `invalid_args` for them.
+ *
+ * @category constructors
+ */
+export const toolCalls = (
+  content: ModelContent | ReadonlyArray<ModelPart> | undefined
+): Array<ToolCall.ToolCall> => {
+  const parts: unknown = Array.isArray(content) ? content : isNode(content) ? content.parts : undefined
+  const calls: Array<ToolCall.ToolCall> = []
+  if (!Array.isArray(parts)) return calls
+  for (const part of parts) {
+    if (!isNode(part) || !isNode(part.functionCall)) continue
+    const { id, name, args } = part.functionCall
+    calls.push({
+      id: typeof id === "string" && id !== "" ? id : `${generatedIdPrefix}${calls.length}`,
+      name: typeof name === "string" ? name : "",
+      arguments: args === undefined ? {} : args
+    })
+  }
+  return calls
+}
+
+// ---------------------------------------------------------------------------
+// Results out
+// ---------------------------------------------------------------------------
+
+/**
+ * Inline bytes (the SDK's `Blob` / `FunctionResponseBlob`).
+ *
+ * @category models
+ */
+export interface InlineData {
+  mimeType: string
+  data: string
+}
+
+/**
+ * Bytes by URI (the SDK's `FileData` / `FunctionResponseFileData`). The Gemini Developer API accepts file URIs of
+ * its File API; Vertex AI also Cloud Storage and web URLs.
+ *
+ * @category models
+ */
+export interface FileData {
+  mimeType?: string
+  fileUri: string
+}
+
+/**
+ * Media inside a `functionResponse` (the SDK's `FunctionResponsePart`).
+ *
+ * @category models
+ */
+export type FunctionResponsePart = { inlineData: InlineData } | { fileData: FileData }
+
+/**
+ * The answer to one call (the SDK's `FunctionResponse`). `response` is `{ output }` on success and `{ error }`
+ * otherwise; `id` is the call's id, absent when the model sent none.
+ *
+ * @category models
+ */
+export interface FunctionResponse {
+  id?: string
+  name: string
+  response: { [key: string]: unknown }
+  parts?: Array<FunctionResponsePart>
+}
+
+/**
+ * A part of the user content that answers a turn (the SDK's `Part`).
+ *
+ * @category models
+ */
+export type Part = { functionResponse: FunctionResponse } | { inlineData: InlineData } | { fileData: FileData }
+
+/**
+ * The user content that answers a turn (the SDK's `Content`).
+ *
+ * @category models
+ */
+export interface Content {
+  role: "user"
+  parts: Array<Part>
+}
+
+/**
+ * Options of {@link toolResults}.
+ *
+ * @category models
+ */
+export interface ToolResultsOptions {
+  /**
+   * Where images, audio and files go. `"nested"` (default): in the `functionResponse`'s own `parts`, as Gemini 3
+   * models take them. `"separate"`: as `inlineData` / `fileData` parts right after the `functionResponse` part, for
+   * older models that do not read media inside a function response.
+   */
+  readonly media?: "nested" | "separate" | undefined
+}
+
+/**
+ * The user content answering a turn: one `functionResponse` part per result, in order, in one `Content`.
+ *
+ * `response` is `{ output: value }` for a success and `{ error: value }` otherwise, with `status: "denied"` or
+ * `status: "skipped"` added for those. The value is built from the output's Text (a string), Json (the value
+ * itself, structured) and ResourceLink (its text, naming the URI) blocks: the one value when there is one, an array
+ * of them in order when there are several or none. Images, audio and files become `inlineData` (base64) or
+ * `fileData` (URL) media, placed by {@link ToolResultsOptions.media}; a base64 image without a media type is
+ * recognized by its first bytes, or else described as text.
+ *
+ * @example
+ * ```ts
+ * import { Gemini, ToolResult } from "effect-llm-tools"
+ *
+ * declare const results: ReadonlyArray<ToolResult.ToolResult>
+ * const content = Gemini.toolResults(results)
+ * // { role: "user", parts: [{ functionResponse: { id: "…", name: "get_weather", response: { output: {…} } } }] }
+ * ```
+ *
+ * @category constructors
+ */
+export const toolResults = (results: Iterable<ToolResult>, options?: ToolResultsOptions): Content => {
+  const separate = options?.media === "separate"
+  const parts: Array<Part> = []
+  for (const result of results) {
+    const values: Array<unknown> = []
+    const media: Array<FunctionResponsePart> = []
+    for (const block of result.output.content) renderBlock(block, values, media)
+    const value = values.length === 1 ? values[0] : values
+    const response = result.status === "success"
+      ? { output: value }
+      : result.status === "error"
+      ? { error: value }
+      : { error: value, status: result.status }
+    const functionResponse: FunctionResponse = {
+      ...(result.callId.startsWith(generatedIdPrefix) ? {} : { id: result.callId }),
+      name: result.name,
+      response
+    }
+    if (media.length > 0 && !separate) functionResponse.parts = media
+    parts.push({ functionResponse })
+    if (separate) parts.push(...media)
+  }
+  return { role: "user", parts }
+}
+
+// Base64 of each format's magic bytes: lets an image built without a media type still go out as an image.
+const imageSignatures: ReadonlyArray<readonly [string, string]> = [
+  ["iVBORw0KGgo", "image/png"],
+  ["/9j/", "image/jpeg"],
+  ["R0lGOD", "image/gif"],
+  ["UklGR", "image/webp"]
+]
+
+const renderBlock = (
+  block: ToolResultContent.ToolResultContent,
+  values: Array<unknown>,
+  media: Array<FunctionResponsePart>
+): void => {
+  switch (block._tag) {
+    case "Text":
+      values.push(block.text)
+      return
+    case "Json":
+      values.push(block.value)
+      return
+    case "ResourceLink":
+      values.push(blockText(block))
+      return
+    case "Audio":
+      media.push({ inlineData: { mimeType: block.mediaType, data: block.data } })
+      return
+    case "Image": {
+      if (block.source._tag === "Url") {
+        media.push({ fileData: { ...mimeTypeOf(block.mediaType), fileUri: block.source.url } })
+        return
+      }
+      const data = block.source.data
+      const mimeType = block.mediaType ?? imageSignatures.find(([prefix]) => data.startsWith(prefix))?.[1]
+      if (mimeType === undefined) values.push("[image omitted: its media type is unknown]")
+      else media.push({ inlineData: { mimeType, data } })
+      return
+    }
+    case "File":
+      media.push(
+        block.source._tag === "Url"
+          ? { fileData: { mimeType: block.mediaType, fileUri: block.source.url } }
+          : { inlineData: { mimeType: block.mediaType, data: block.source.data } }
+      )
+      return
+  }
+}
+
+const mimeTypeOf = (mediaType: string | undefined): { mimeType?: string } =>
+  mediaType === undefined ? {} : { mimeType: mediaType }

@@ -1,0 +1,469 @@
+import { describe, expect, expectTypeOf, it } from "@effect/vitest"
+import {
+  type Content as SdkContent,
+  createFunctionResponsePartFromBase64,
+  createFunctionResponsePartFromUri,
+  createPartFromFunctionResponse,
+  type FunctionCall as SdkFunctionCall,
+  type FunctionDeclaration as SdkFunctionDeclaration,
+  type FunctionResponse as SdkFunctionResponse,
+  type FunctionResponsePart as SdkFunctionResponsePart,
+  type GenerateContentResponse,
+  type Part as SdkPart,
+  type Schema as SdkSchema,
+  type Tool as SdkTool,
+  type Type as SdkType
+} from "@google/genai"
+import { Context, Effect, Option, Result, Schema } from "effect"
+import { CurrentUser, tools } from "../../examples/tools.ts"
+import * as Gemini from "../../src/provider/Gemini.ts"
+import * as Tool from "../../src/Tool.ts"
+import * as ToolExecutionError from "../../src/ToolExecutionError.ts"
+import * as ToolOutput from "../../src/ToolOutput.ts"
+import * as ToolResult from "../../src/ToolResult.ts"
+import * as ToolResultContent from "../../src/ToolResultContent.ts"
+import * as ToolSet from "../../src/ToolSet.ts"
+
+const pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
+
+const user = { id: "u_1", units: "metric" as const, balance: 100 }
+
+const resultOf = (
+  output: ToolOutput.ToolOutput,
+  status: ToolResult.Status = "success",
+  callId = "call_1",
+  name = "some_tool"
+): ToolResult.ToolResult =>
+  ToolResult.make({
+    callId,
+    name,
+    arguments: {},
+    status,
+    output,
+    error: status === "error" || status === "denied" ? Option.some(ToolExecutionError.other("failed")) : Option.none(),
+    metadata: Context.empty(),
+    durationMs: 1
+  })
+
+const responseOf = (...blocks: Parameters<typeof ToolOutput.content>[0]) =>
+  Gemini.toolResults([resultOf(ToolOutput.content(blocks))]).parts[0]
+
+const failureOf = (schema: Gemini.Schema | Record<string, unknown>) => {
+  const result = Gemini.compileSchema(schema as Record<string, unknown>, "t")
+  return Result.isFailure(result) ? { path: result.failure.path, reason: result.failure.reason } : undefined
+}
+
+describe("Gemini", () => {
+  describe("definitions", () => {
+    it("declares each tool with its JSON Schema as parametersJsonSchema by default, in order", () => {
+      const tool = Gemini.definitions(tools)
+      const sdk: SdkTool = tool
+      expect(sdk.functionDeclarations!.map((declaration) => declaration.name)).toStrictEqual(
+        ["add", "get_weather", "render_chart", "transfer_funds"]
+      )
+      expect(tool.functionDeclarations[1]).toStrictEqual({
+        name: "get_weather",
+        description: "Get the current temperature in a city",
+        parametersJsonSchema: {
+          type: "object",
+          properties: { city: { type: "string", description: "City name, e.g. Paris" } },
+          required: ["city"],
+          additionalProperties: false
+        }
+      })
+    })
+
+    it("compiles parameters into the Schema subset with schema openApi, never sending both forms", () => {
+      const tool = Gemini.definitions(tools, { schema: "openApi" })
+      expect(tool).toStrictEqual(Result.succeed({
+        functionDeclarations: [
+          {
+            name: "add",
+            description: "Add two integers",
+            parameters: {
+              type: "OBJECT",
+              properties: {
+                left: { type: "INTEGER", description: "The left operand" },
+                right: { type: "INTEGER", description: "The right operand" }
+              },
+              required: ["left", "right"]
+            }
+          },
+          {
+            name: "get_weather",
+            description: "Get the current temperature in a city",
+            parameters: {
+              type: "OBJECT",
+              properties: { city: { type: "STRING", description: "City name, e.g. Paris" } },
+              required: ["city"]
+            }
+          },
+          {
+            name: "render_chart",
+            description: "Render a line chart of a numeric series as a PNG image",
+            parameters: {
+              type: "OBJECT",
+              properties: {
+                title: { type: "STRING" },
+                values: { type: "ARRAY", items: { type: "NUMBER" }, minItems: "1" }
+              },
+              required: ["title", "values"]
+            }
+          },
+          {
+            name: "transfer_funds",
+            description: "Transfer money from the user's account to a recipient",
+            parameters: {
+              type: "OBJECT",
+              properties: { to: { type: "STRING" }, amount: { type: "NUMBER", minimum: 0 } },
+              required: ["to", "amount"]
+            }
+          }
+        ]
+      }))
+    })
+
+    it("fails with UnsupportedSchema naming the tool and the path when a tool cannot be expressed", () => {
+      const Pair = Tool.make("pair", {
+        description: "Takes a pair",
+        parameters: Schema.Struct({ pair: Schema.Tuple([Schema.String, Schema.Int]) }),
+        call: () => Effect.succeed("ok")
+      })
+      const result = Gemini.definitions(ToolSet.add(tools, Pair), { schema: "openApi" })
+      expect(Result.isFailure(result) && result.failure).toStrictEqual(
+        new Gemini.UnsupportedSchema({
+          tool: "pair",
+          path: "/properties/pair/prefixItems",
+          reason: "tuples (`prefixItems`) are not supported",
+          message: "tool `pair`: schema at `/properties/pair/prefixItems`: tuples (`prefixItems`) are not supported"
+        })
+      )
+    })
+  })
+
+  describe("compileSchema", () => {
+    it("turns a null alternative or a null type into nullable, and several alternatives into anyOf", () => {
+      expect(Gemini.compileSchema({
+        type: "object",
+        description: "Search options",
+        properties: {
+          a: { anyOf: [{ type: "string" }, { type: "null" }], description: "maybe a string" },
+          b: { type: ["integer", "null"] },
+          c: { oneOf: [{ type: "string", format: "date-time" }, { type: "number", format: "double" }] },
+          d: { type: ["string", "boolean"] },
+          e: { const: "fixed" },
+          f: { enum: ["x", "y"] },
+          g: { type: "string", format: "email", minLength: 2, maxLength: 9, pattern: "^a" },
+          h: { type: "integer", exclusiveMaximum: 10, minimum: 1, multipleOf: 2 },
+          i: { type: "array", items: { type: "boolean" }, maxItems: 3, uniqueItems: true },
+          j: { allOf: [{ type: "string" }], title: "J", default: "z" }
+        },
+        required: ["a", 7],
+        additionalProperties: false
+      })).toStrictEqual(Result.succeed({
+        type: "OBJECT",
+        description: "Search options",
+        properties: {
+          a: { type: "STRING", nullable: true, description: "maybe a string" },
+          b: { type: "INTEGER", nullable: true },
+          c: { anyOf: [{ type: "STRING", format: "date-time" }, { type: "NUMBER", format: "double" }] },
+          d: { anyOf: [{ type: "STRING" }, { type: "BOOLEAN" }] },
+          e: { type: "STRING", enum: ["fixed"] },
+          f: { type: "STRING", enum: ["x", "y"] },
+          g: { type: "STRING", pattern: "^a", minLength: "2", maxLength: "9" },
+          h: { type: "INTEGER", minimum: 1, maximum: 10 },
+          i: { type: "ARRAY", items: { type: "BOOLEAN" }, maxItems: "3" },
+          j: { type: "STRING", default: "z", title: "J" }
+        },
+        required: ["a"]
+      }))
+    })
+
+    it("refuses what the subset cannot express, with the JSON Pointer of the node", () => {
+      expect([
+        failureOf({ type: "object", properties: { n: { $ref: "#/$defs/Node" } } }),
+        failureOf({ type: "object", properties: { m: { type: "object", additionalProperties: { type: "number" } } } }),
+        failureOf({ type: "object", properties: { k: { type: "number", enum: [1, 2] } } }),
+        failureOf({ type: "object", properties: { "a/b": {} } }),
+        failureOf({ type: "object", properties: { x: { not: { type: "string" } } } }),
+        failureOf({ type: "object", properties: { y: { allOf: [{ type: "string" }, { minLength: 1 }] } } })
+      ]).toStrictEqual([
+        { path: "/properties/n/$ref", reason: "references (recursive schemas) are not supported" },
+        {
+          path: "/properties/m/additionalProperties",
+          reason: "objects with arbitrary keys (records) are not supported"
+        },
+        { path: "/properties/k/enum", reason: "only string enums (and string constants) are supported" },
+        { path: "/properties/a~1b", reason: "a schema without a type (any value) is not supported" },
+        { path: "/properties/x/not", reason: "`not` is not supported" },
+        { path: "/properties/y/allOf", reason: "`allOf` with more than one schema is not supported" }
+      ])
+    })
+  })
+
+  describe("toolCalls", () => {
+    it("reads the functionCall parts of a candidate's content without changing it, thought signatures included", () => {
+      const content: SdkContent = {
+        role: "model",
+        parts: [
+          { text: "Checking." },
+          { functionCall: { id: "fc_1", name: "add", args: { left: 1, right: 2 } }, thoughtSignature: "c2lnbmF0dXJl" },
+          { functionCall: { id: "fc_2", name: "get_weather", args: { city: "Oslo" } } }
+        ]
+      }
+      const before = structuredClone(content)
+      Object.freeze(content.parts)
+      expect(Gemini.toolCalls(content)).toStrictEqual([
+        { id: "fc_1", name: "add", arguments: { left: 1, right: 2 } },
+        { id: "fc_2", name: "get_weather", arguments: { city: "Oslo" } }
+      ])
+      expect(Gemini.toolCalls(content.parts)).toStrictEqual(Gemini.toolCalls(content))
+      expect(content).toStrictEqual(before)
+    })
+
+    it("gives calls without an id a stable one by position, and never throws on malformed parts", () => {
+      const parts = [
+        { functionCall: { name: "add", args: { left: 1, right: 2 } } },
+        { text: "between" },
+        { functionCall: { name: "get_weather" } },
+        { functionCall: { args: { city: "Lima" } } },
+        { functionCall: { id: "", name: "add", args: "1 + 2" } },
+        null,
+        { functionCall: "garbage" }
+      ] as unknown as ReadonlyArray<Gemini.ModelPart>
+      expect(Gemini.toolCalls(parts)).toStrictEqual([
+        { id: "gemini_call_0", name: "add", arguments: { left: 1, right: 2 } },
+        { id: "gemini_call_1", name: "get_weather", arguments: {} },
+        { id: "gemini_call_2", name: "", arguments: { city: "Lima" } },
+        { id: "gemini_call_3", name: "add", arguments: "1 + 2" }
+      ])
+      expect(Gemini.toolCalls(undefined)).toStrictEqual([])
+      expect(Gemini.toolCalls({ role: "model" })).toStrictEqual([])
+    })
+  })
+
+  describe("toolResults", () => {
+    it("builds what the SDK's own helpers build for the same response", () => {
+      const content = Gemini.toolResults([
+        resultOf(ToolOutput.json({ temperature: 18 }), "success", "fc_1", "get_weather"),
+        resultOf(
+          ToolOutput.content([
+            ToolResultContent.text("chart"),
+            ToolResultContent.imageBase64(pixel, "image/png"),
+            ToolResultContent.fileUrl("gs://bucket/r.pdf", "application/pdf")
+          ]),
+          "success",
+          "fc_2",
+          "render_chart"
+        )
+      ])
+      expect(content).toStrictEqual({
+        role: "user",
+        parts: [
+          createPartFromFunctionResponse("fc_1", "get_weather", { output: { temperature: 18 } }),
+          createPartFromFunctionResponse("fc_2", "render_chart", { output: "chart" }, [
+            createFunctionResponsePartFromBase64(pixel, "image/png"),
+            createFunctionResponsePartFromUri("gs://bucket/r.pdf", "application/pdf")
+          ])
+        ]
+      })
+    })
+
+    it("keeps Json structured, Text as a string, and several values as an array in order", () => {
+      expect([
+        responseOf(ToolResultContent.json([1, { a: null }])),
+        responseOf(ToolResultContent.text("{\"not\":\"parsed\"}")),
+        responseOf(
+          ToolResultContent.text("two"),
+          ToolResultContent.json(2),
+          ToolResultContent.resourceLink({ uri: "https://example.com/x", name: "x" })
+        ),
+        responseOf(ToolResultContent.audio("UklGRg==", "audio/wav"))
+      ]).toStrictEqual([
+        { functionResponse: { id: "call_1", name: "some_tool", response: { output: [1, { a: null }] } } },
+        { functionResponse: { id: "call_1", name: "some_tool", response: { output: "{\"not\":\"parsed\"}" } } },
+        {
+          functionResponse: {
+            id: "call_1",
+            name: "some_tool",
+            response: { output: ["two", 2, "x: https://example.com/x"] }
+          }
+        },
+        {
+          functionResponse: {
+            id: "call_1",
+            name: "some_tool",
+            response: { output: [] },
+            parts: [{ inlineData: { mimeType: "audio/wav", data: "UklGRg==" } }]
+          }
+        }
+      ])
+    })
+
+    it("recognizes a base64 image without a media type, and describes one it cannot recognize, never as base64", () => {
+      expect([
+        responseOf(ToolResultContent.imageBase64(pixel)),
+        responseOf(ToolResultContent.imageBase64("AAAA")),
+        responseOf(ToolResultContent.imageUrl("https://example.com/a.png"))
+      ]).toStrictEqual([
+        {
+          functionResponse: {
+            id: "call_1",
+            name: "some_tool",
+            response: { output: [] },
+            parts: [{ inlineData: { mimeType: "image/png", data: pixel } }]
+          }
+        },
+        {
+          functionResponse: {
+            id: "call_1",
+            name: "some_tool",
+            response: { output: "[image omitted: its media type is unknown]" }
+          }
+        },
+        {
+          functionResponse: {
+            id: "call_1",
+            name: "some_tool",
+            response: { output: [] },
+            parts: [{ fileData: { fileUri: "https://example.com/a.png" } }]
+          }
+        }
+      ])
+    })
+
+    it("answers failures with error, denied and skipped with their status, and leaves generated ids out", () => {
+      const content = Gemini.toolResults([
+        resultOf(ToolOutput.text("it broke"), "error", "fc_1", "a"),
+        resultOf(ToolOutput.text("not allowed"), "denied", "gemini_call_1", "b"),
+        resultOf(ToolOutput.json({ reason: "hook" }), "skipped", "gemini_call_2", "c")
+      ])
+      expect(content).toStrictEqual({
+        role: "user",
+        parts: [
+          { functionResponse: { id: "fc_1", name: "a", response: { error: "it broke" } } },
+          { functionResponse: { name: "b", response: { error: "not allowed", status: "denied" } } },
+          { functionResponse: { name: "c", response: { error: { reason: "hook" }, status: "skipped" } } }
+        ]
+      })
+    })
+
+    it("puts media in separate parts right after each functionResponse with media separate", () => {
+      const results = [
+        resultOf(
+          ToolOutput.content([ToolResultContent.text("chart"), ToolResultContent.imageBase64(pixel, "image/png")]),
+          "success",
+          "fc_1",
+          "render_chart"
+        ),
+        resultOf(ToolOutput.text("ok"), "success", "fc_2", "add")
+      ]
+      const content = Gemini.toolResults(results, { media: "separate" })
+      expect(content).toStrictEqual({
+        role: "user",
+        parts: [
+          { functionResponse: { id: "fc_1", name: "render_chart", response: { output: "chart" } } },
+          { inlineData: { mimeType: "image/png", data: pixel } },
+          { functionResponse: { id: "fc_2", name: "add", response: { output: "ok" } } }
+        ]
+      })
+    })
+  })
+
+  describe("wire types", () => {
+    it("produces values the SDK types accept, and takes the SDK's output types without casts", () => {
+      expectTypeOf<Gemini.FunctionDeclaration>().toExtend<SdkFunctionDeclaration>()
+      expectTypeOf<Gemini.Tool>().toExtend<SdkTool>()
+      expectTypeOf<Gemini.FunctionResponse>().toExtend<SdkFunctionResponse>()
+      expectTypeOf<Gemini.FunctionResponsePart>().toExtend<SdkFunctionResponsePart>()
+      expectTypeOf<Gemini.Part>().toExtend<SdkPart>()
+      expectTypeOf<Gemini.Content>().toExtend<SdkContent>()
+      // The SDK types `Schema.type` as a string enum, which literals cannot satisfy: check the names and the rest.
+      expectTypeOf<Gemini.Type>().toEqualTypeOf<Exclude<`${SdkType}`, "TYPE_UNSPECIFIED">>()
+      expectTypeOf<Omit<Gemini.Schema, "type" | "items" | "properties" | "anyOf">>().toExtend<
+        Omit<SdkSchema, "type" | "items" | "properties" | "anyOf">
+      >()
+      expectTypeOf<SdkFunctionCall>().toExtend<NonNullable<Gemini.ModelPart["functionCall"]>>()
+      expectTypeOf<SdkPart>().toExtend<Gemini.ModelPart>()
+      expectTypeOf<NonNullable<NonNullable<GenerateContentResponse["candidates"]>[number]["content"]>>().toExtend<
+        Parameters<typeof Gemini.toolCalls>[0]
+      >()
+    })
+  })
+
+  describe("transcript", () => {
+    it.effect("answers a turn of parallel calls with one user Content, the model's turn kept as it came", () =>
+      Effect.gen(function*() {
+        const contents: Array<SdkContent> = [{ role: "user", parts: [{ text: "Weather in Paris, pay Bob, chart." }] }]
+        // What a Gemini 3 model returns: a signature on the first call, and ids (absent on older models).
+        const response: Pick<GenerateContentResponse, "candidates"> = {
+          candidates: [{
+            content: {
+              role: "model",
+              parts: [
+                { functionCall: { id: "fc_w", name: "get_weather", args: { city: "Paris" } }, thoughtSignature: "c2ln" },
+                { functionCall: { id: "fc_t", name: "transfer_funds", args: { to: "Bob", amount: "lots" } } },
+                { functionCall: { name: "get_stock_price", args: { symbol: "ACME" } } },
+                { functionCall: { id: "fc_c", name: "render_chart", args: { title: "Series", values: [1, 3, 2] } } }
+              ]
+            }
+          }]
+        }
+        const modelContent = response.candidates![0]!.content!
+
+        const calls = Gemini.toolCalls(modelContent)
+        const results = yield* ToolSet.executeAll(tools, calls).pipe(Effect.provideService(CurrentUser, user))
+        const next: Array<SdkContent> = [...contents, modelContent, Gemini.toolResults(results)]
+
+        expect(next).toStrictEqual([
+          { role: "user", parts: [{ text: "Weather in Paris, pay Bob, chart." }] },
+          {
+            role: "model",
+            parts: [
+              { functionCall: { id: "fc_w", name: "get_weather", args: { city: "Paris" } }, thoughtSignature: "c2ln" },
+              { functionCall: { id: "fc_t", name: "transfer_funds", args: { to: "Bob", amount: "lots" } } },
+              { functionCall: { name: "get_stock_price", args: { symbol: "ACME" } } },
+              { functionCall: { id: "fc_c", name: "render_chart", args: { title: "Series", values: [1, 3, 2] } } }
+            ]
+          },
+          {
+            role: "user",
+            parts: [
+              {
+                functionResponse: {
+                  id: "fc_w",
+                  name: "get_weather",
+                  response: { output: { city: "Paris", temperature: 18, unit: "C" } }
+                }
+              },
+              {
+                functionResponse: {
+                  id: "fc_t",
+                  name: "transfer_funds",
+                  response: { error: "tool arguments did not match the schema:\n- $.amount: Expected number" }
+                }
+              },
+              {
+                functionResponse: {
+                  name: "get_stock_price",
+                  response: {
+                    error:
+                      "tool `get_stock_price` not found; available tools: `add`, `get_weather`, `render_chart`, `transfer_funds`"
+                  }
+                }
+              },
+              {
+                functionResponse: {
+                  id: "fc_c",
+                  name: "render_chart",
+                  response: { output: "Series: 3 points, max 3" },
+                  parts: [{ inlineData: { mimeType: "image/png", data: pixel } }]
+                }
+              }
+            ]
+          }
+        ])
+        expect(next[1]).toBe(modelContent)
+      }))
+  })
+})
