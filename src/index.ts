@@ -31,6 +31,12 @@ export * as ToolDefinition from "./ToolDefinition.ts"
 /** Ordered tool collections and dispatch. */
 export * as ToolSet from "./ToolSet.ts"
 
+/** OpenAI Chat Completions: tool definitions, calls and tool messages. */
+export * as OpenAiChat from "./provider/OpenAiChat.ts"
+
+/** OpenAI Responses: function tools, function_call items and function_call_output items. */
+export * as OpenAiResponses from "./provider/OpenAiResponses.ts"
+
 /** Anthropic Messages: tool definitions, tool_use calls in, tool_result blocks out. */
 export * as Anthropic from "./provider/Anthropic.ts"
 

@@ -1,0 +1,482 @@
+/**
+ * The OpenAI Chat Completions adapter: tool definitions for a request, the model's tool calls out of an assistant
+ * message, and the tool messages the next request must carry.
+ *
+ * The wire types here are minimal structural copies of the `openai` SDK's: values produced here can be passed to the
+ * SDK as they are, and the SDK's `ChatCompletionMessage` can be passed to {@link toolCalls} without a cast, but this
+ * module does not depend on the SDK.
+ *
+ * Chat Completions has no error flag: a failed, denied or skipped call is written as text that says so. A tool
+ * message carries text only, so images, audio and files follow the {@link MediaPolicy}.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Result } from "effect"
+ * import { ToolSet } from "effect-llm-tools"
+ * import { OpenAiChat } from "effect-llm-tools"
+ *
+ * declare const set: ToolSet.Any
+ * declare const message: OpenAiChat.AssistantMessage // completion.choices[0].message
+ *
+ * const program = Effect.gen(function*() {
+ *   const tools = yield* Effect.fromResult(OpenAiChat.definitions(set, { strict: true })) // request `tools`
+ *   const calls = OpenAiChat.toolCalls(message, { tools: set, strict: true })
+ *   const results = yield* ToolSet.executeAll(set, calls)
+ *   return OpenAiChat.toolResults(results) // append after the assistant message
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Data, Result } from "effect"
+import {
+  compile,
+  dataUrl,
+  definitionsOf,
+  imageMediaType,
+  isStrict,
+  type ReadOptions,
+  strictResolver,
+  StrictSchemaError as StrictSchemaErrorClass,
+  toCall,
+  type Tools
+} from "../internal/openAiStrict.ts"
+import { blockText, statusPrefix } from "../internal/providerText.ts"
+import type * as ToolCall from "../ToolCall.ts"
+import type * as ToolDefinition from "../ToolDefinition.ts"
+import type { ToolResult } from "../ToolResult.ts"
+import type * as ToolResultContent from "../ToolResultContent.ts"
+
+// ---------------------------------------------------------------------------
+// Wire types
+// ---------------------------------------------------------------------------
+
+/**
+ * A function tool for the request's `tools` (the SDK's `ChatCompletionFunctionTool`).
+ *
+ * @category models
+ */
+export interface FunctionTool {
+  readonly type: "function"
+  readonly function: {
+    readonly name: string
+    readonly description: string
+    readonly parameters: ToolDefinition.JsonSchema
+    /** Present, and `true`, only for strict tools. */
+    readonly strict?: boolean
+  }
+}
+
+/**
+ * One entry of an assistant message's `tool_calls`, as the SDK's `ChatCompletionMessageToolCall` has it. Only
+ * `type: "function"` entries are calls of function tools; `arguments` may be missing or invalid JSON.
+ *
+ * @category models
+ */
+export interface MessageToolCall {
+  readonly id: string
+  readonly type: string
+  readonly function?: {
+    readonly name: string
+    readonly arguments?: string | null | undefined
+  } | undefined
+}
+
+/**
+ * What {@link toolCalls} reads: an assistant message (the SDK's `ChatCompletionMessage`, or an assistant message
+ * param) with its `tool_calls`.
+ *
+ * @category models
+ */
+export interface AssistantMessage {
+  readonly tool_calls?: ReadonlyArray<MessageToolCall> | null | undefined
+}
+
+/**
+ * The result of one call (the SDK's `ChatCompletionToolMessageParam`).
+ *
+ * @category models
+ */
+export interface ToolMessage {
+  readonly role: "tool"
+  readonly tool_call_id: string
+  readonly content: string
+}
+
+/**
+ * A part of the user message that carries media the tool messages cannot (the SDK's `ChatCompletionContentPart`).
+ *
+ * @category models
+ */
+export type ContentPart =
+  | { readonly type: "text"; readonly text: string }
+  | {
+    readonly type: "image_url"
+    readonly image_url: { readonly url: string; readonly detail?: ToolResultContent.ImageDetail }
+  }
+  | { readonly type: "file"; readonly file: { readonly file_data: string; readonly filename?: string } }
+  | { readonly type: "input_audio"; readonly input_audio: { readonly data: string; readonly format: "wav" | "mp3" } }
+
+/**
+ * The user message that follows the tool messages under the `"user-message"` policy (the SDK's
+ * `ChatCompletionUserMessageParam`).
+ *
+ * @category models
+ */
+export interface UserMessage {
+  readonly role: "user"
+  readonly content: Array<ContentPart>
+}
+
+/**
+ * A message {@link toolResults} produces.
+ *
+ * @category models
+ */
+export type Message = ToolMessage | UserMessage
+
+// ---------------------------------------------------------------------------
+// Definitions
+// ---------------------------------------------------------------------------
+
+/**
+ * A tool's parameters schema cannot be compiled for OpenAI strict mode; it names the tool, the JSON Pointer of the
+ * refused node and the keyword.
+ *
+ * @category errors
+ */
+export const StrictSchemaError = StrictSchemaErrorClass
+
+/**
+ * A tool's parameters schema cannot be compiled for OpenAI strict mode.
+ *
+ * @category errors
+ */
+export type StrictSchemaError = StrictSchemaErrorClass
+
+/**
+ * Options of {@link definitions} and {@link toolCalls}.
+ *
+ * @category models
+ */
+export interface DefinitionsOptions {
+  /**
+   * Strict mode for every tool. Without it, a tool is strict when its `strict` annotation says so. Pass the same
+   * value to {@link toolCalls}.
+   */
+  readonly strict?: boolean | undefined
+}
+
+/**
+ * The request's `tools`, in order. Strict tools get their parameters compiled into OpenAI's strict subset: every
+ * property required, optional ones with a `null` alternative, `additionalProperties: false`, value-only keywords
+ * removed (dispatch still checks them). A schema strict mode cannot express fails the whole list with a
+ * {@link StrictSchemaError}, at definition time rather than as a 400 from the API.
+ *
+ * The result is a `Result`: pure, usable without a runtime, and `Effect.fromResult` lifts it into an Effect.
+ *
+ * @example
+ * ```ts
+ * import { Result } from "effect"
+ * import { OpenAiChat, ToolSet } from "effect-llm-tools"
+ *
+ * declare const set: ToolSet.Any
+ *
+ * const tools = OpenAiChat.definitions(set, { strict: true })
+ * if (Result.isFailure(tools)) console.error(tools.failure.message)
+ * ```
+ *
+ * @category constructors
+ */
+export const definitions = (
+  tools: Tools,
+  options?: DefinitionsOptions
+): Result.Result<Array<FunctionTool>, StrictSchemaError> => {
+  const out: Array<FunctionTool> = []
+  for (const definition of definitionsOf(tools)) {
+    if (!isStrict(definition, options?.strict)) {
+      out.push({
+        type: "function",
+        function: { name: definition.name, description: definition.description, parameters: definition.parameters }
+      })
+      continue
+    }
+    const compiled = compile(definition)
+    if (Result.isFailure(compiled)) return Result.fail(compiled.failure)
+    out.push({
+      type: "function",
+      function: {
+        name: definition.name,
+        description: definition.description,
+        parameters: compiled.success.parameters,
+        strict: true
+      }
+    })
+  }
+  return Result.succeed(out)
+}
+
+// ---------------------------------------------------------------------------
+// Calls
+// ---------------------------------------------------------------------------
+
+/**
+ * Options of {@link toolCalls}.
+ *
+ * @category models
+ */
+export interface ToolCallsOptions extends DefinitionsOptions {
+  /**
+   * The tools the request offered. With it, the arguments of strict tools are read back: `null` becomes absent for
+   * the properties that were optional, so the tool's Schema decodes them as absent.
+   */
+  readonly tools?: Tools | undefined
+  /** Argument limits, as given to `ToolSet.execute`: text beyond them is left for dispatch to report. */
+  readonly maxArgumentBytes?: number | undefined
+  readonly maxArgumentDepth?: number | undefined
+}
+
+/**
+ * The function calls of an assistant message, in order, with their ids. Never fails: a missing `arguments` is read
+ * as empty (so a tool with required parameters reports them missing), and broken JSON is passed on as it is, for
+ * dispatch to turn into an `invalid_args` result.
+ *
+ * With `tools` (and `strict`, as given to {@link definitions}), the arguments of each strict tool are parsed and
+ * `null` is mapped back to absent for every property that was optional, in nested objects and arrays too. A
+ * property that was optional and already nullable reads `null` as absent: strict mode cannot tell them apart.
+ *
+ * Entries that are not function calls (`type: "custom"`, for custom tools the host declared itself) are not calls
+ * of this library's tools and are left to the host, which must answer them itself.
+ *
+ * @example
+ * ```ts
+ * import { OpenAiChat, ToolSet } from "effect-llm-tools"
+ *
+ * declare const set: ToolSet.Any
+ *
+ * const calls = OpenAiChat.toolCalls({
+ *   tool_calls: [{ id: "call_1", type: "function", function: { name: "add", arguments: "{\"left\":1,\"right\":2}" } }]
+ * }, { tools: set })
+ * // [{ id: "call_1", name: "add", arguments: "{\"left\":1,\"right\":2}" }]
+ * ```
+ *
+ * @category constructors
+ */
+export const toolCalls = (message: AssistantMessage, options?: ToolCallsOptions): Array<ToolCall.ToolCall> => {
+  const entries = message.tool_calls
+  if (entries === undefined || entries === null || entries.length === 0) return []
+  const readOptions: ReadOptions = options ?? {}
+  const resolve = strictResolver(readOptions)
+  const calls: Array<ToolCall.ToolCall> = []
+  for (const entry of entries) {
+    if (entry.type !== "function" || entry.function === undefined) continue
+    calls.push(toCall(entry.id, entry.function.name, entry.function.arguments ?? "", resolve, readOptions))
+  }
+  return calls
+}
+
+// ---------------------------------------------------------------------------
+// Results
+// ---------------------------------------------------------------------------
+
+/**
+ * What to do with images, audio and files, which a Chat Completions tool message cannot carry.
+ *
+ * - `"user-message"` (default): the tool message says where the media went, and one user message after all the
+ *   tool messages carries them as content parts (images by data URL or URL, base64 files as file parts, WAV and MP3
+ *   audio as audio parts), each call's parts after a text part naming the call id.
+ * - `"placeholder"`: a text placeholder such as `[image omitted: image/png]` stands in the tool message.
+ * - `"error"`: {@link toolResults} fails with {@link UnsupportedContentError}.
+ *
+ * Files at a URL are written as a link in every policy (Chat Completions takes files only inline). Base64 data is
+ * never put into text.
+ *
+ * @category models
+ */
+export type MediaPolicy = "user-message" | "placeholder" | "error"
+
+/**
+ * A result carries media a tool message cannot, under the `"error"` media policy.
+ *
+ * @category errors
+ */
+export class UnsupportedContentError extends Data.TaggedError("UnsupportedContentError")<{
+  /** The call whose result carries the media. */
+  readonly callId: string
+  readonly toolName: string
+  /** The kind of block: `Image`, `Audio` or `File`. */
+  readonly block: "Image" | "Audio" | "File"
+  readonly mediaType: string
+  readonly message: string
+}> {}
+
+/**
+ * Options of {@link toolResults}.
+ *
+ * @category models
+ */
+export interface ToolResultsOptions<Policy extends MediaPolicy = MediaPolicy> {
+  readonly media?: Policy | undefined
+}
+
+type Media = ToolResultContent.Image | ToolResultContent.Audio | ToolResultContent.File
+
+const mediaTypeOf = (block: Media): string =>
+  block._tag === "Image"
+    ? imageMediaType(block.mediaType, block.source._tag === "Base64" ? block.source.data : undefined)
+    : block.mediaType
+
+const kindWord = (block: Media): string =>
+  block._tag === "Image" ? "image" : block._tag === "Audio" ? "audio" : "file"
+
+const audioFormat = (mediaType: string): "wav" | "mp3" | undefined => {
+  switch (mediaType) {
+    case "audio/wav":
+    case "audio/x-wav":
+    case "audio/wave":
+      return "wav"
+    case "audio/mpeg":
+    case "audio/mp3":
+      return "mp3"
+    default:
+      return undefined
+  }
+}
+
+/** The content part that carries a media block in a user message, or `undefined` when Chat has none for it. */
+const attachmentOf = (block: Media): ContentPart | undefined => {
+  switch (block._tag) {
+    case "Image": {
+      const url = block.source._tag === "Url"
+        ? block.source.url
+        : dataUrl(mediaTypeOf(block), block.source.data)
+      return {
+        type: "image_url",
+        image_url: block.detail === undefined ? { url } : { url, detail: block.detail }
+      }
+    }
+    case "File":
+      if (block.source._tag === "Url") return undefined
+      return {
+        type: "file",
+        file: block.filename === undefined
+          ? { file_data: dataUrl(block.mediaType, block.source.data) }
+          : { file_data: dataUrl(block.mediaType, block.source.data), filename: block.filename }
+      }
+    case "Audio": {
+      const format = audioFormat(block.mediaType)
+      return format === undefined ? undefined : { type: "input_audio", input_audio: { data: block.data, format } }
+    }
+  }
+}
+
+const fileLink = (block: ToolResultContent.File & { readonly source: { readonly _tag: "Url" } }): string =>
+  `[file ${block.mediaType}${block.filename === undefined ? "" : ` ${block.filename}`}: ${block.source.url}]`
+
+interface Rendered {
+  readonly message: ToolMessage
+  readonly attachments: Array<ContentPart>
+}
+
+const render = (result: ToolResult, policy: MediaPolicy): Result.Result<Rendered, UnsupportedContentError> => {
+  const lines: Array<string> = []
+  const attachments: Array<ContentPart> = []
+  for (const block of result.output.content) {
+    const text = blockText(block)
+    if (text !== undefined) {
+      lines.push(text)
+      continue
+    }
+    const media = block as Media
+    if (media._tag === "File" && media.source._tag === "Url") {
+      lines.push(fileLink(media as ToolResultContent.File & { readonly source: { readonly _tag: "Url" } }))
+      continue
+    }
+    const mediaType = mediaTypeOf(media)
+    if (policy === "error") {
+      return Result.fail(
+        new UnsupportedContentError({
+          callId: result.callId,
+          toolName: result.name,
+          block: media._tag,
+          mediaType,
+          message:
+            `the result of tool call ${result.callId} (${result.name}) carries ${kindWord(media)} content (${mediaType}), which a Chat Completions tool message cannot carry`
+        })
+      )
+    }
+    const attachment = policy === "user-message" ? attachmentOf(media) : undefined
+    if (attachment === undefined) {
+      lines.push(`[${kindWord(media)} omitted: ${mediaType}]`)
+    } else {
+      attachments.push(attachment)
+      lines.push(`[${kindWord(media)} ${mediaType}: attached to the user message after the tool results]`)
+    }
+  }
+  const prefix = statusPrefix(result) ?? ""
+  return Result.succeed({
+    message: { role: "tool", tool_call_id: result.callId, content: prefix + lines.join("\n") },
+    attachments
+  })
+}
+
+/**
+ * The messages that answer the calls, to append after the assistant message: one tool message per result, in
+ * order, then — under the default `"user-message"` media policy, and only when some result carries media — one user
+ * message with the media. Failures, refusals and skips are written as text that says so (OpenAI has no error flag);
+ * JSON is compact JSON text.
+ *
+ * With `media: "error"`, the result is a `Result` that fails with {@link UnsupportedContentError} on the first
+ * image, audio or inline file; the other policies cannot fail and return the messages directly.
+ *
+ * @example
+ * ```ts
+ * import { OpenAiChat, ToolResult } from "effect-llm-tools"
+ *
+ * declare const results: ReadonlyArray<ToolResult.ToolResult>
+ *
+ * const messages = OpenAiChat.toolResults(results)
+ * const withPlaceholders = OpenAiChat.toolResults(results, { media: "placeholder" })
+ * const checked = OpenAiChat.toolResults(results, { media: "error" }) // Result<Array<ToolMessage>, …>
+ * ```
+ *
+ * @category constructors
+ */
+export function toolResults(
+  results: Iterable<ToolResult>,
+  options: ToolResultsOptions<"error"> & { readonly media: "error" }
+): Result.Result<Array<ToolMessage>, UnsupportedContentError>
+export function toolResults(
+  results: Iterable<ToolResult>,
+  options: ToolResultsOptions<"placeholder"> & { readonly media: "placeholder" }
+): Array<ToolMessage>
+export function toolResults(
+  results: Iterable<ToolResult>,
+  options?: ToolResultsOptions<"user-message">
+): Array<Message>
+export function toolResults(
+  results: Iterable<ToolResult>,
+  options?: ToolResultsOptions
+): Array<Message> | Result.Result<Array<ToolMessage>, UnsupportedContentError>
+export function toolResults(
+  results: Iterable<ToolResult>,
+  options?: ToolResultsOptions
+): Array<Message> | Result.Result<Array<ToolMessage>, UnsupportedContentError> {
+  const policy = options?.media ?? "user-message"
+  const messages: Array<Message> = []
+  const attachments: Array<ContentPart> = []
+  for (const result of results) {
+    const rendered = render(result, policy)
+    if (Result.isFailure(rendered)) return Result.fail(rendered.failure)
+    messages.push(rendered.success.message)
+    if (rendered.success.attachments.length > 0) {
+      attachments.push(
+        { type: "text", text: `Attachments from tool call ${result.callId} (${result.name}):` },
+        ...rendered.success.attachments
+      )
+    }
+  }
+  if (policy === "error") return Result.succeed(messages as Array<ToolMessage>)
+  if (attachments.length > 0) messages.push({ role: "user", content: attachments })
+  return messages
+}

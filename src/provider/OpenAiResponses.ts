@@ -1,0 +1,332 @@
+/**
+ * The OpenAI Responses adapter: flat function tool definitions for a request, the `function_call` items of a
+ * response's output, and the `function_call_output` items the next request must carry.
+ *
+ * The wire types here are minimal structural copies of the `openai` SDK's: values produced here can be passed to the
+ * SDK as they are, and the SDK's `Response` (or its `output`) can be passed to {@link toolCalls} without a cast, but
+ * this module does not depend on the SDK.
+ *
+ * Results are paired with calls by `call_id`, not by the item's `id`. The Responses API has no error flag: a
+ * failed, denied or skipped call is written as text that says so. Images and files travel as `input_image` and
+ * `input_file` parts; audio, which `function_call_output` cannot carry, is replaced by a text placeholder.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { OpenAiResponses, ToolSet } from "effect-llm-tools"
+ *
+ * declare const set: ToolSet.Any
+ * declare const response: OpenAiResponses.ResponseOutput // await client.responses.create(…)
+ *
+ * const program = Effect.gen(function*() {
+ *   const tools = yield* Effect.fromResult(OpenAiResponses.definitions(set)) // request `tools`
+ *   const calls = OpenAiResponses.toolCalls(response, { tools: set })
+ *   const results = yield* ToolSet.executeAll(set, calls)
+ *   return OpenAiResponses.toolResults(results) // the next request's `input`, after the response's output
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Result } from "effect"
+import {
+  compile,
+  dataUrl,
+  definitionsOf,
+  imageMediaType,
+  isStrict,
+  type ReadOptions,
+  strictResolver,
+  StrictSchemaError as StrictSchemaErrorClass,
+  toCall,
+  type Tools
+} from "../internal/openAiStrict.ts"
+import { blockText, statusPrefix } from "../internal/providerText.ts"
+import type * as ToolCall from "../ToolCall.ts"
+import type * as ToolDefinition from "../ToolDefinition.ts"
+import type { ToolResult } from "../ToolResult.ts"
+import type * as ToolResultContent from "../ToolResultContent.ts"
+
+// ---------------------------------------------------------------------------
+// Wire types
+// ---------------------------------------------------------------------------
+
+/**
+ * A function tool for the request's `tools` (the SDK's `FunctionTool`).
+ *
+ * @category models
+ */
+export interface FunctionTool {
+  readonly type: "function"
+  readonly name: string
+  readonly description: string
+  readonly parameters: ToolDefinition.JsonSchema
+  readonly strict: boolean
+}
+
+/**
+ * Any item of a response's output. Only `type: "function_call"` items are read; their fields are checked at run
+ * time, since a transcript may come from storage or a proxy.
+ *
+ * @category models
+ */
+export type OutputItem = FunctionCallItem | { readonly type: string }
+
+/**
+ * A `function_call` output item (the SDK's `ResponseFunctionToolCall`).
+ *
+ * @category models
+ */
+export interface FunctionCallItem {
+  readonly type: "function_call"
+  /** The id results are paired by. */
+  readonly call_id?: string | null | undefined
+  /** The item's own id; not the pairing id. */
+  readonly id?: string | null | undefined
+  readonly name: string
+  /** JSON text, possibly invalid. */
+  readonly arguments?: string | null | undefined
+}
+
+/**
+ * What {@link toolCalls} reads: a response (anything with `output`), or its output items.
+ *
+ * @category models
+ */
+export type ResponseOutput = { readonly output: ReadonlyArray<OutputItem> } | ReadonlyArray<OutputItem>
+
+/**
+ * A part of a `function_call_output` list (the SDK's `ResponseFunctionCallOutputItem`).
+ *
+ * @category models
+ */
+export type OutputContent =
+  | { readonly type: "input_text"; readonly text: string }
+  | { readonly type: "input_image"; readonly image_url: string; readonly detail?: ToolResultContent.ImageDetail }
+  | { readonly type: "input_file"; readonly file_data: string; readonly filename?: string }
+  | { readonly type: "input_file"; readonly file_url: string; readonly filename?: string }
+
+/**
+ * The result of one call, for the next request's `input` (the SDK's `ResponseInputItem.FunctionCallOutput`). The
+ * output is a string when the result is text only, a list of parts when it carries images or files.
+ *
+ * @category models
+ */
+export interface FunctionCallOutput {
+  readonly type: "function_call_output"
+  readonly call_id: string
+  readonly output: string | Array<OutputContent>
+}
+
+// ---------------------------------------------------------------------------
+// Definitions
+// ---------------------------------------------------------------------------
+
+/**
+ * A tool's parameters schema cannot be compiled for OpenAI strict mode; it names the tool, the JSON Pointer of the
+ * refused node and the keyword. The same class as `OpenAiChat.StrictSchemaError`.
+ *
+ * @category errors
+ */
+export const StrictSchemaError = StrictSchemaErrorClass
+
+/**
+ * A tool's parameters schema cannot be compiled for OpenAI strict mode.
+ *
+ * @category errors
+ */
+export type StrictSchemaError = StrictSchemaErrorClass
+
+/**
+ * Options of {@link definitions} and {@link toolCalls}.
+ *
+ * @category models
+ */
+export interface DefinitionsOptions {
+  /**
+   * Strict mode for every tool. Without it, a tool is strict when its `strict` annotation says so. Pass the same
+   * value to {@link toolCalls}.
+   */
+  readonly strict?: boolean | undefined
+}
+
+/**
+ * The request's `tools`, in order, in the flat Responses shape. Strict tools get their parameters compiled into
+ * OpenAI's strict subset (every property required, optional ones with a `null` alternative,
+ * `additionalProperties: false`, value-only keywords removed — dispatch still checks them); `strict` is always
+ * stated, since the Responses API otherwise defaults it to `true`. A schema strict mode cannot express fails the
+ * whole list with a {@link StrictSchemaError}.
+ *
+ * The result is a `Result`: pure, usable without a runtime, and `Effect.fromResult` lifts it into an Effect.
+ *
+ * @example
+ * ```ts
+ * import { Result } from "effect"
+ * import { OpenAiResponses, ToolSet } from "effect-llm-tools"
+ *
+ * declare const set: ToolSet.Any
+ *
+ * const tools = Result.getOrThrow(OpenAiResponses.definitions(set, { strict: true }))
+ * ```
+ *
+ * @category constructors
+ */
+export const definitions = (
+  tools: Tools,
+  options?: DefinitionsOptions
+): Result.Result<Array<FunctionTool>, StrictSchemaError> => {
+  const out: Array<FunctionTool> = []
+  for (const definition of definitionsOf(tools)) {
+    if (!isStrict(definition, options?.strict)) {
+      out.push({
+        type: "function",
+        name: definition.name,
+        description: definition.description,
+        parameters: definition.parameters,
+        strict: false
+      })
+      continue
+    }
+    const compiled = compile(definition)
+    if (Result.isFailure(compiled)) return Result.fail(compiled.failure)
+    out.push({
+      type: "function",
+      name: definition.name,
+      description: definition.description,
+      parameters: compiled.success.parameters,
+      strict: true
+    })
+  }
+  return Result.succeed(out)
+}
+
+// ---------------------------------------------------------------------------
+// Calls
+// ---------------------------------------------------------------------------
+
+/**
+ * Options of {@link toolCalls}.
+ *
+ * @category models
+ */
+export interface ToolCallsOptions extends DefinitionsOptions {
+  /**
+   * The tools the request offered. With it, the arguments of strict tools are read back: `null` becomes absent for
+   * the properties that were optional, so the tool's Schema decodes them as absent.
+   */
+  readonly tools?: Tools | undefined
+  /** Argument limits, as given to `ToolSet.execute`: text beyond them is left for dispatch to report. */
+  readonly maxArgumentBytes?: number | undefined
+  readonly maxArgumentDepth?: number | undefined
+}
+
+const isFunctionCall = (item: OutputItem): item is FunctionCallItem => item.type === "function_call"
+
+const nonEmptyString = (u: unknown): string | undefined => typeof u === "string" && u !== "" ? u : undefined
+
+/**
+ * The `function_call` items of a response's output, in order, as calls whose id is the item's `call_id`. Never
+ * fails: a missing `arguments` is read as empty (so a tool with required parameters reports them missing), and
+ * broken JSON is passed on as it is, for dispatch to turn into an `invalid_args` result. Other items (messages,
+ * reasoning, built-in tool calls) are not calls of this library's tools and are skipped.
+ *
+ * `call_id` is optional in the SDK's types, so it is checked here: an item without one falls back to its `id` (the
+ * only other handle a stored or proxied transcript can pair by), and an item with neither gets the id `""`, which
+ * the API refuses on the next request — the missing pairing id surfaces as an error, never as a dropped call.
+ *
+ * With `tools` (and `strict`, as given to {@link definitions}), the arguments of each strict tool are parsed and
+ * `null` is mapped back to absent for every property that was optional, in nested objects and arrays too. A
+ * property that was optional and already nullable reads `null` as absent: strict mode cannot tell them apart.
+ *
+ * @example
+ * ```ts
+ * import { OpenAiResponses } from "effect-llm-tools"
+ *
+ * const calls = OpenAiResponses.toolCalls([
+ *   { type: "function_call", id: "fc_1", call_id: "call_1", name: "add", arguments: "{\"left\":1,\"right\":2}" }
+ * ])
+ * // [{ id: "call_1", name: "add", arguments: "{\"left\":1,\"right\":2}" }]
+ * ```
+ *
+ * @category constructors
+ */
+export const toolCalls = (response: ResponseOutput, options?: ToolCallsOptions): Array<ToolCall.ToolCall> => {
+  const items: ReadonlyArray<OutputItem> = "output" in response ? response.output : response
+  const readOptions: ReadOptions = options ?? {}
+  const resolve = strictResolver(readOptions)
+  const calls: Array<ToolCall.ToolCall> = []
+  for (const item of items) {
+    if (!isFunctionCall(item)) continue
+    const id = nonEmptyString(item.call_id) ?? nonEmptyString(item.id) ?? ""
+    const name = typeof item.name === "string" ? item.name : ""
+    calls.push(toCall(id, name, item.arguments ?? "", resolve, readOptions))
+  }
+  return calls
+}
+
+// ---------------------------------------------------------------------------
+// Results
+// ---------------------------------------------------------------------------
+
+const partOf = (block: ToolResultContent.ToolResultContent): OutputContent => {
+  const text = blockText(block)
+  if (text !== undefined) return { type: "input_text", text }
+  switch (block._tag) {
+    case "Image": {
+      const image_url = block.source._tag === "Url"
+        ? block.source.url
+        : dataUrl(imageMediaType(block.mediaType, block.source.data), block.source.data)
+      return block.detail === undefined
+        ? { type: "input_image", image_url }
+        : { type: "input_image", image_url, detail: block.detail }
+    }
+    case "File": {
+      const filename = block.filename === undefined ? {} : { filename: block.filename }
+      return block.source._tag === "Url"
+        ? { type: "input_file", file_url: block.source.url, ...filename }
+        : { type: "input_file", file_data: dataUrl(block.mediaType, block.source.data), ...filename }
+    }
+    default:
+      // Audio: `function_call_output` has no audio part.
+      return { type: "input_text", text: `[audio omitted: ${(block as ToolResultContent.Audio).mediaType}]` }
+  }
+}
+
+const outputOf = (result: ToolResult): string | Array<OutputContent> => {
+  const prefix = statusPrefix(result)
+  const parts = result.output.content.map(partOf)
+  if (parts.every((part) => part.type === "input_text")) {
+    return (prefix ?? "") + parts.map((part) => (part as { readonly text: string }).text).join("\n")
+  }
+  if (prefix === undefined) return parts
+  const first = parts[0]!
+  return first.type === "input_text"
+    ? [{ type: "input_text", text: prefix + first.text }, ...parts.slice(1)]
+    : [{ type: "input_text", text: prefix.trimEnd() }, ...parts]
+}
+
+/**
+ * The `function_call_output` items that answer the calls, one per result, in order, paired by `call_id`: append
+ * them to the next request's `input`. The output is a string when the result is text only (JSON as compact JSON
+ * text) and a list of `input_text` / `input_image` / `input_file` parts when it carries images or files (inline
+ * data as `data:` URLs, never as text). Failures, refusals and skips are written as text that says so; audio becomes
+ * a placeholder such as `[audio omitted: audio/wav]`.
+ *
+ * @example
+ * ```ts
+ * import { OpenAiResponses, ToolResult } from "effect-llm-tools"
+ *
+ * declare const results: ReadonlyArray<ToolResult.ToolResult>
+ *
+ * const input = OpenAiResponses.toolResults(results)
+ * ```
+ *
+ * @category constructors
+ */
+export const toolResults = (results: Iterable<ToolResult>): Array<FunctionCallOutput> => {
+  const out: Array<FunctionCallOutput> = []
+  for (const result of results) {
+    out.push({ type: "function_call_output", call_id: result.callId, output: outputOf(result) })
+  }
+  return out
+}

@@ -1,0 +1,213 @@
+import { assert, describe, expect, it } from "@effect/vitest"
+import { Effect, Option, Result, Schema } from "effect"
+import { compile, restoreAbsent, StrictSchemaError } from "../../src/internal/openAiStrict.ts"
+import * as OpenAiChat from "../../src/provider/OpenAiChat.ts"
+import * as Tool from "../../src/Tool.ts"
+import type * as ToolDefinition from "../../src/ToolDefinition.ts"
+import * as ToolOutput from "../../src/ToolOutput.ts"
+import * as ToolSet from "../../src/ToolSet.ts"
+
+const definition = (parameters: ToolDefinition.JsonSchema): ToolDefinition.ToolDefinition => ({
+  name: "t",
+  description: "test",
+  parameters,
+  annotations: {}
+})
+
+describe("compile", () => {
+  it("makes every property required, optional ones nullable, and removes value-only keywords", () => {
+    const compiled = Result.getOrThrow(compile(definition({
+      type: "object",
+      properties: {
+        name: { type: "string", minLength: 2, pattern: "^[a-z]+$", description: "Name" },
+        tags: { type: "array", items: { type: "string" }, uniqueItems: true, maxItems: 3 },
+        kind: { type: "string", enum: ["a", "b"] },
+        at: { type: "string", format: "date-time" },
+        site: { type: "string", format: "uri" },
+        note: { anyOf: [{ type: "string" }, { type: "null" }] },
+        shape: { oneOf: [{ type: "object", properties: { r: { type: "number" } }, required: ["r"] }, { type: "integer" }] }
+      },
+      required: ["name"],
+      additionalProperties: false
+    })))
+    expect(compiled.parameters).toStrictEqual({
+      type: "object",
+      properties: {
+        name: { type: "string", pattern: "^[a-z]+$", description: "Name" },
+        tags: { type: ["array", "null"], items: { type: "string" }, maxItems: 3 },
+        kind: { anyOf: [{ type: "string", enum: ["a", "b"] }, { type: "null" }] },
+        at: { type: ["string", "null"], format: "date-time" },
+        site: { type: ["string", "null"] },
+        note: { anyOf: [{ type: "string" }, { type: "null" }] },
+        shape: {
+          anyOf: [
+            { type: "object", properties: { r: { type: "number" } }, required: ["r"], additionalProperties: false },
+            { type: "integer" },
+            { type: "null" }
+          ]
+        }
+      },
+      required: ["name", "tags", "kind", "at", "site", "note", "shape"],
+      additionalProperties: false
+    })
+  })
+
+  it("refuses what strict mode cannot express, naming the tool, the path and the keyword", () => {
+    const refusal = (parameters: ToolDefinition.JsonSchema) => {
+      const out = compile(definition(parameters))
+      assert(Result.isFailure(out))
+      return [out.failure.path, out.failure.keyword]
+    }
+    expect(refusal({ type: "object", properties: { m: { type: "object", additionalProperties: { type: "string" } } } }))
+      .toStrictEqual(["/properties/m", "additionalProperties"])
+    expect(refusal({ type: "object", properties: { t: { type: "array", prefixItems: [{ type: "string" }] } } }))
+      .toStrictEqual(["/properties/t", "prefixItems"])
+    expect(refusal({ type: "object", properties: { a: { allOf: [{ type: "string" }] } } }))
+      .toStrictEqual(["/properties/a", "allOf"])
+    expect(refusal({ anyOf: [{ type: "object" }] })).toStrictEqual(["/", "type"])
+    const out = compile(definition({ type: "object", properties: { "a/b": { not: { type: "string" } } } }))
+    assert(Result.isFailure(out))
+    expect(out.failure).toStrictEqual(
+      new StrictSchemaError({
+        toolName: "t",
+        path: "/properties/a~1b",
+        keyword: "not",
+        message: "tool `t` cannot use OpenAI strict mode: `not` is not supported in strict mode (at /properties/a~1b)"
+      })
+    )
+  })
+
+  it("compiles recursive definitions in $defs", () => {
+    const compiled = Result.getOrThrow(compile(definition({
+      type: "object",
+      properties: { root: { $ref: "#/$defs/Node" } },
+      required: ["root"],
+      $defs: {
+        Node: {
+          type: "object",
+          properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "#/$defs/Node" } } },
+          required: ["name"]
+        }
+      }
+    })))
+    expect(compiled.parameters.$defs).toStrictEqual({
+      Node: {
+        type: "object",
+        properties: {
+          name: { type: "string" },
+          children: { type: ["array", "null"], items: { $ref: "#/$defs/Node" } }
+        },
+        required: ["name", "children"],
+        additionalProperties: false
+      }
+    })
+    expect(restoreAbsent(compiled, {
+      root: { name: "a", children: [{ name: "b", children: null }, { name: "c", children: [] }] }
+    })).toStrictEqual({ root: { name: "a", children: [{ name: "b" }, { name: "c", children: [] }] } })
+  })
+})
+
+describe("restoreAbsent", () => {
+  const Params = Schema.Struct({
+    shape: Schema.Union([
+      Schema.TaggedStruct("Circle", { radius: Schema.optionalKey(Schema.Finite) }),
+      Schema.TaggedStruct("Box", { radius: Schema.Finite, label: Schema.optionalKey(Schema.String) })
+    ])
+  })
+  const Shapes = Tool.make("shapes", { description: "d", parameters: Params, call: () => Effect.succeed("ok") })
+  const compiled = Result.getOrThrow(compile(ToolSet.definitions(ToolSet.make(Shapes))[0]!))
+
+  it("picks the union branch by its keys and discriminator: null is absent only where that branch had it optional", () => {
+    expect(restoreAbsent(compiled, { shape: { _tag: "Circle", radius: null } }))
+      .toStrictEqual({ shape: { _tag: "Circle" } })
+    expect(restoreAbsent(compiled, { shape: { _tag: "Box", radius: 1, label: null } }))
+      .toStrictEqual({ shape: { _tag: "Box", radius: 1 } })
+    // A null where the branch required a value stays, for the Schema to report.
+    expect(restoreAbsent(compiled, { shape: { _tag: "Box", radius: null, label: "x" } }))
+      .toStrictEqual({ shape: { _tag: "Box", radius: null, label: "x" } })
+  })
+
+  it("never mutates its input and keeps a __proto__ key an own property", () => {
+    // JSON.parse, because an object literal's `__proto__` sets the prototype instead of a key.
+    const c = Result.getOrThrow(compile(definition(JSON.parse(
+      "{\"type\":\"object\",\"properties\":{\"__proto__\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"string\"}}},\"y\":{\"type\":\"string\"}}}"
+    ))))
+    const input = JSON.parse("{\"__proto__\":{\"x\":null},\"y\":null}")
+    const out = restoreAbsent(c, input) as Record<string, unknown>
+    expect(input).toStrictEqual(JSON.parse("{\"__proto__\":{\"x\":null},\"y\":null}"))
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype)
+    expect(Object.keys(out)).toStrictEqual(["__proto__"])
+    expect(Object.getOwnPropertyDescriptor(out, "__proto__")?.value).toStrictEqual({})
+  })
+})
+
+// The model under strict mode: it sends every property, writing null for the ones it leaves out.
+const asStrictModel = (schema: unknown, value: unknown): unknown => {
+  const node = schema as Record<string, unknown>
+  if (value === null || typeof value !== "object") return value
+  if (Array.isArray(node.anyOf)) {
+    const branches = (node.anyOf as Array<Record<string, unknown>>).filter((b) => b.type !== "null")
+    const branch = Array.isArray(value)
+      ? branches.find((b) => b.type === "array")
+      : branches.find((b) => {
+        const tag = (b.properties as Record<string, { enum?: Array<unknown> }> | undefined)?._tag?.enum?.[0]
+        return tag === undefined || tag === (value as Record<string, unknown>)._tag
+      })
+    return asStrictModel(branch, value)
+  }
+  if (Array.isArray(value)) return value.map((item) => asStrictModel(node.items, item))
+  const out: Record<string, unknown> = {}
+  for (const [key, property] of Object.entries(node.properties as Record<string, unknown>)) {
+    const field = (value as Record<string, unknown>)[key]
+    out[key] = field === undefined ? null : asStrictModel(property, field)
+  }
+  return out
+}
+
+const Item = Schema.Struct({
+  sku: Schema.String,
+  quantity: Schema.optionalKey(Schema.Int),
+  note: Schema.optionalKey(Schema.String)
+})
+
+const Order = Schema.Struct({
+  customer: Schema.String,
+  express: Schema.optionalKey(Schema.Boolean),
+  address: Schema.optionalKey(Schema.Struct({
+    street: Schema.String,
+    unit: Schema.optionalKey(Schema.String),
+    geo: Schema.optionalKey(Schema.Struct({ lat: Schema.Finite, lon: Schema.optionalKey(Schema.Finite) }))
+  })),
+  items: Schema.Array(Item),
+  gift: Schema.optionalKey(Schema.Array(Item)),
+  payment: Schema.Union([
+    Schema.TaggedStruct("Card", { last4: Schema.String, expiry: Schema.optionalKey(Schema.String) }),
+    Schema.TaggedStruct("Invoice", { expiry: Schema.optionalKey(Schema.String), po: Schema.optionalKey(Schema.String) })
+  ])
+})
+
+const Echo = Tool.make("place_order", {
+  description: "Echo an order",
+  parameters: Order,
+  success: Order,
+  call: (order) => Effect.succeed(order)
+})
+
+const set = ToolSet.make(Echo)
+const strictSchema = Result.getOrThrow(OpenAiChat.definitions(set, { strict: true }))[0]!.function.parameters
+const encode = Schema.encodeSync(Schema.toCodecJson(Order))
+
+it.effect.prop(
+  "any value sent as a strict-mode model would (absent optional → null) reaches the tool unchanged",
+  [Order],
+  ([order]) =>
+    Effect.gen(function*() {
+      const sent = JSON.stringify(asStrictModel(strictSchema, encode(order)))
+      const calls = OpenAiChat.toolCalls({
+        tool_calls: [{ id: "call_1", type: "function", function: { name: "place_order", arguments: sent } }]
+      }, { tools: set, strict: true })
+      const [result] = yield* ToolSet.executeAll(set, calls)
+      expect(result!.status).toBe("success")
+      expect(ToolOutput.asJson(result!.output)).toStrictEqual(Option.some(encode(order)))
+    })
+)

@@ -1,0 +1,360 @@
+import { assert, describe, expect, expectTypeOf, it } from "@effect/vitest"
+import { Context, Effect, Option, Result, Schema } from "effect"
+import type {
+  ChatCompletionFunctionTool,
+  ChatCompletionMessage,
+  ChatCompletionMessageFunctionToolCall,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+  ChatCompletionToolMessageParam
+} from "openai/resources/chat/completions"
+import { CurrentUser, tools } from "../../examples/tools.ts"
+import * as OpenAiChat from "../../src/provider/OpenAiChat.ts"
+import * as Tool from "../../src/Tool.ts"
+import * as ToolDefinition from "../../src/ToolDefinition.ts"
+import * as ToolExecutionError from "../../src/ToolExecutionError.ts"
+import * as ToolOutput from "../../src/ToolOutput.ts"
+import * as ToolResult from "../../src/ToolResult.ts"
+import * as ToolResultContent from "../../src/ToolResultContent.ts"
+import * as ToolSet from "../../src/ToolSet.ts"
+
+const user = { id: "u1", units: "metric", balance: 100 } as const
+
+// A 1×1 transparent PNG, as examples/tools.ts renders it.
+const pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
+
+const resultOf = (
+  callId: string,
+  output: ToolOutput.ToolOutput,
+  status: ToolResult.Status = "success",
+  error?: ToolExecutionError.ToolExecutionError
+) =>
+  ToolResult.make({
+    callId,
+    name: "media",
+    arguments: {},
+    status,
+    output,
+    error: error === undefined ? Option.none() : Option.some(error),
+    metadata: Context.empty(),
+    durationMs: 0
+  })
+
+const Search = Tool.make("search", {
+  description: "Search the catalogue",
+  parameters: Schema.Struct({
+    query: Schema.String,
+    limit: Schema.optionalKey(Schema.Int)
+  }),
+  annotations: { strict: true },
+  call: ({ query, limit }) => Effect.succeed({ query, limit: limit ?? "none" })
+})
+
+describe("OpenAiChat.definitions", () => {
+  it("renders every tool as a function tool, in order, with its definition's schema and no strict flag", () => {
+    const defs = ToolSet.definitions(tools)
+    const out = Result.getOrThrow(OpenAiChat.definitions(tools))
+    expect(out).toStrictEqual(defs.map((def) => ({
+      type: "function",
+      function: { name: def.name, description: def.description, parameters: def.parameters }
+    })))
+  })
+
+  it("the strict annotation makes one tool strict, with optional properties required and nullable", () => {
+    const out = Result.getOrThrow(OpenAiChat.definitions(ToolSet.make(tools.tools[0]!, Search)))
+    expect(out).toStrictEqual([
+      {
+        type: "function",
+        function: {
+          name: "add",
+          description: "Add two integers",
+          parameters: ToolDefinition.fromTool(tools.tools[0]!).parameters
+        }
+      },
+      {
+        type: "function",
+        function: {
+          name: "search",
+          description: "Search the catalogue",
+          parameters: {
+            type: "object",
+            properties: { query: { type: "string" }, limit: { type: ["integer", "null"] } },
+            required: ["query", "limit"],
+            additionalProperties: false
+          },
+          strict: true
+        }
+      }
+    ])
+  })
+
+  it("the strict option makes every tool strict", () => {
+    const out = Result.getOrThrow(OpenAiChat.definitions(tools, { strict: true }))
+    expect(out.map((tool) => tool.function.strict)).toStrictEqual([true, true, true, true])
+  })
+
+  it("a schema strict mode cannot express fails with StrictSchemaError at definition time", () => {
+    const Tags = Tool.make("tags", {
+      description: "Set tags",
+      parameters: Schema.Struct({ tags: Schema.Record(Schema.String, Schema.String) }),
+      call: () => Effect.succeed("ok")
+    })
+    const out = OpenAiChat.definitions(ToolSet.make(Tags), { strict: true })
+    assert(Result.isFailure(out))
+    expect(out.failure).toStrictEqual(new OpenAiChat.StrictSchemaError({
+      toolName: "tags",
+      path: "/properties/tags",
+      keyword: "additionalProperties",
+      message:
+        "tool `tags` cannot use OpenAI strict mode: objects with arbitrary keys (records, maps) cannot be expressed in strict mode (at /properties/tags)"
+    }))
+    // Without strict mode the same tool is offered as it is.
+    assert(Result.isSuccess(OpenAiChat.definitions(ToolSet.make(Tags))))
+  })
+})
+
+describe("OpenAiChat.toolCalls", () => {
+  it("keeps ids and arguments, reads a missing arguments string as empty, and leaves custom tool calls to the host", () => {
+    const calls = OpenAiChat.toolCalls({
+      tool_calls: [
+        { id: "call_1", type: "function", function: { name: "add", arguments: "{\"left\":1" } },
+        { id: "call_2", type: "custom" },
+        { id: "call_3", type: "function", function: { name: "add" } },
+        { id: "call_4", type: "function", function: { name: "add", arguments: null } }
+      ]
+    })
+    expect(calls).toStrictEqual([
+      { id: "call_1", name: "add", arguments: "{\"left\":1" },
+      { id: "call_3", name: "add", arguments: "" },
+      { id: "call_4", name: "add", arguments: "" }
+    ])
+  })
+
+  it("a message without tool calls has no calls", () => {
+    expect(OpenAiChat.toolCalls({ tool_calls: null })).toStrictEqual([])
+    expect(OpenAiChat.toolCalls({})).toStrictEqual([])
+  })
+
+  it.effect("strict calls get null mapped back to absent before dispatch, so the tool sees the key absent", () =>
+    Effect.gen(function*() {
+      const set = ToolSet.make(Search)
+      const calls = OpenAiChat.toolCalls({
+        tool_calls: [
+          { id: "c1", type: "function", function: { name: "search", arguments: "{\"query\":\"lamp\",\"limit\":null}" } },
+          { id: "c2", type: "function", function: { name: "search", arguments: "{\"query\":\"lamp\",\"limit\":3}" } },
+          { id: "c3", type: "function", function: { name: "search", arguments: "{\"query\":" } }
+        ]
+      }, { tools: set })
+      expect(calls).toStrictEqual([
+        { id: "c1", name: "search", arguments: { query: "lamp" } },
+        { id: "c2", name: "search", arguments: { query: "lamp", limit: 3 } },
+        { id: "c3", name: "search", arguments: "{\"query\":" }
+      ])
+      const results = yield* ToolSet.executeAll(set, calls)
+      expect(results.map((result) => [result.status, ToolOutput.render(result.output)])).toStrictEqual([
+        ["success", "{\"query\":\"lamp\",\"limit\":\"none\"}"],
+        ["success", "{\"query\":\"lamp\",\"limit\":3}"],
+        ["error", "failed to parse tool arguments: Unexpected end of JSON input"]
+      ])
+    }))
+
+  it.effect("without the tools, strict nulls reach the Schema and are reported as invalid_args", () =>
+    Effect.gen(function*() {
+      const calls = OpenAiChat.toolCalls({
+        tool_calls: [{ id: "c1", type: "function", function: { name: "search", arguments: "{\"query\":\"a\",\"limit\":null}" } }]
+      })
+      const [result] = yield* ToolSet.executeAll(ToolSet.make(Search), calls)
+      expect(ToolResult.isErrorKind(result!, "invalid_args")).toBe(true)
+    }))
+})
+
+describe("OpenAiChat transcript", () => {
+  const message: ChatCompletionMessage = {
+    role: "assistant",
+    content: null,
+    refusal: null,
+    tool_calls: [
+      { id: "call_weather", type: "function", function: { name: "get_weather", arguments: "{\"city\":\"Paris\"}" } },
+      { id: "call_transfer", type: "function", function: { name: "transfer_funds", arguments: "{\"to\":\"bob\",\"amount\":" } },
+      { id: "call_search", type: "function", function: { name: "search_web", arguments: "{\"query\":\"news\"}" } },
+      {
+        id: "call_chart",
+        type: "function",
+        function: { name: "render_chart", arguments: "{\"title\":\"Sales\",\"values\":[1,3,2]}" }
+      },
+      { id: "call_big", type: "function", function: { name: "transfer_funds", arguments: "{\"to\":\"eve\",\"amount\":20000}" } }
+    ]
+  }
+
+  it.effect("parallel calls: a good call, broken JSON, an unknown tool, an image and a refusal become the next request", () =>
+    Effect.gen(function*() {
+      const calls = OpenAiChat.toolCalls(message, { tools })
+      const results = yield* ToolSet.executeAll(tools, calls, { concurrency: "unbounded" })
+      const next: Array<ChatCompletionMessageParam> = [message, ...OpenAiChat.toolResults(results)]
+      expect(next).toStrictEqual([
+        message,
+        { role: "tool", tool_call_id: "call_weather", content: "{\"city\":\"Paris\",\"temperature\":18,\"unit\":\"C\"}" },
+        {
+          role: "tool",
+          tool_call_id: "call_transfer",
+          content: "Tool call failed (invalid_args): failed to parse tool arguments: Unexpected end of JSON input"
+        },
+        {
+          role: "tool",
+          tool_call_id: "call_search",
+          content:
+            "Tool call failed (not_found): tool `search_web` not found; available tools: `add`, `get_weather`, `render_chart`, `transfer_funds`"
+        },
+        {
+          role: "tool",
+          tool_call_id: "call_chart",
+          content: "Sales: 3 points, max 3\n[image image/png: attached to the user message after the tool results]"
+        },
+        { role: "tool", tool_call_id: "call_big", content: "Tool call denied: transfers over 10000 need a human's approval" },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "Attachments from tool call call_chart (render_chart):" },
+            { type: "image_url", image_url: { url: `data:image/png;base64,${pixel}` } }
+          ]
+        }
+      ])
+    }).pipe(Effect.provideService(CurrentUser, user)))
+
+  it.effect("with the placeholder policy the image becomes text and no user message follows", () =>
+    Effect.gen(function*() {
+      const calls = OpenAiChat.toolCalls(message, { tools })
+      const results = yield* ToolSet.executeAll(tools, calls)
+      const out = OpenAiChat.toolResults(results, { media: "placeholder" })
+      expect(out.map((m) => m.content)).toStrictEqual([
+        "{\"city\":\"Paris\",\"temperature\":18,\"unit\":\"C\"}",
+        "Tool call failed (invalid_args): failed to parse tool arguments: Unexpected end of JSON input",
+        "Tool call failed (not_found): tool `search_web` not found; available tools: `add`, `get_weather`, `render_chart`, `transfer_funds`",
+        "Sales: 3 points, max 3\n[image omitted: image/png]",
+        "Tool call denied: transfers over 10000 need a human's approval"
+      ])
+    }).pipe(Effect.provideService(CurrentUser, user)))
+
+  it.effect("with the error policy the image fails the rendering with UnsupportedContentError", () =>
+    Effect.gen(function*() {
+      const calls = OpenAiChat.toolCalls(message, { tools })
+      const results = yield* ToolSet.executeAll(tools, calls)
+      const out = OpenAiChat.toolResults(results, { media: "error" })
+      assert(Result.isFailure(out))
+      expect(out.failure).toStrictEqual(
+        new OpenAiChat.UnsupportedContentError({
+          callId: "call_chart",
+          toolName: "render_chart",
+          block: "Image",
+          mediaType: "image/png",
+          message:
+            "the result of tool call call_chart (render_chart) carries image content (image/png), which a Chat Completions tool message cannot carry"
+        })
+      )
+      const textOnly = OpenAiChat.toolResults(results.filter((r) => r.callId !== "call_chart"), { media: "error" })
+      assert(Result.isSuccess(textOnly))
+      expect(textOnly.success.map((m) => m.tool_call_id)).toStrictEqual([
+        "call_weather",
+        "call_transfer",
+        "call_search",
+        "call_big"
+      ])
+    }).pipe(Effect.provideService(CurrentUser, user)))
+})
+
+describe("OpenAiChat.toolResults media", () => {
+  const blocks = ToolOutput.content([
+    ToolResultContent.json({ a: [1, 2], b: null }),
+    ToolResultContent.resourceLink({ uri: "https://example.com/r", name: "report", description: "Q3" }),
+    ToolResultContent.imageUrl("https://example.com/c.jpg", "image/jpeg", "low"),
+    ToolResultContent.fileBase64("JVBERi0=", "application/pdf", "q3.pdf"),
+    ToolResultContent.fileUrl("https://example.com/q4.pdf", "application/pdf"),
+    ToolResultContent.audio("UklGRg==", "audio/wav"),
+    ToolResultContent.audio("T2dnUw==", "audio/ogg")
+  ])
+
+  it("user-message: media go to one user message, files at a URL become links, unsupported audio a placeholder", () => {
+    expect(OpenAiChat.toolResults([resultOf("c1", blocks), resultOf("c2", ToolOutput.text("plain"))])).toStrictEqual([
+      {
+        role: "tool",
+        tool_call_id: "c1",
+        content: [
+          "{\"a\":[1,2],\"b\":null}",
+          "report: https://example.com/r (Q3)",
+          "[image image/jpeg: attached to the user message after the tool results]",
+          "[file application/pdf: attached to the user message after the tool results]",
+          "[file application/pdf: https://example.com/q4.pdf]",
+          "[audio audio/wav: attached to the user message after the tool results]",
+          "[audio omitted: audio/ogg]"
+        ].join("\n")
+      },
+      { role: "tool", tool_call_id: "c2", content: "plain" },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Attachments from tool call c1 (media):" },
+          { type: "image_url", image_url: { url: "https://example.com/c.jpg", detail: "low" } },
+          { type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0=", filename: "q3.pdf" } },
+          { type: "input_audio", input_audio: { data: "UklGRg==", format: "wav" } }
+        ]
+      }
+    ])
+  })
+
+  it("placeholder: every medium is named, no base64 reaches the text", () => {
+    expect(OpenAiChat.toolResults([resultOf("c1", blocks)], { media: "placeholder" })).toStrictEqual([
+      {
+        role: "tool",
+        tool_call_id: "c1",
+        content: [
+          "{\"a\":[1,2],\"b\":null}",
+          "report: https://example.com/r (Q3)",
+          "[image omitted: image/jpeg]",
+          "[file omitted: application/pdf]",
+          "[file application/pdf: https://example.com/q4.pdf]",
+          "[audio omitted: audio/wav]",
+          "[audio omitted: audio/ogg]"
+        ].join("\n")
+      }
+    ])
+  })
+
+  it("failed and skipped results say so in front of their output", () => {
+    const failed = resultOf(
+      "c1",
+      ToolOutput.text("tool execution timed out"),
+      "error",
+      ToolExecutionError.timeout()
+    )
+    expect(OpenAiChat.toolResults([failed, resultOf("c2", ToolOutput.text("skipped by policy"), "skipped")]))
+      .toStrictEqual([
+        { role: "tool", tool_call_id: "c1", content: "Tool call failed (timeout): tool execution timed out" },
+        { role: "tool", tool_call_id: "c2", content: "Tool call skipped: skipped by policy" }
+      ])
+  })
+})
+
+describe("OpenAiChat types", () => {
+  it("produced values are the SDK's types, and the SDK's message is accepted without a cast", () => {
+    const defs = Result.getOrThrow(OpenAiChat.definitions(tools, { strict: true }))
+    const tool = defs[0]!
+    tool satisfies ChatCompletionFunctionTool
+    tool satisfies ChatCompletionTool
+    expectTypeOf(defs).toExtend<Array<ChatCompletionTool>>()
+    const toolMessage = OpenAiChat.toolResults([resultOf("c1", ToolOutput.text("x"))], { media: "placeholder" })[0]!
+    toolMessage satisfies ChatCompletionToolMessageParam
+    expectTypeOf(OpenAiChat.toolResults([])).toExtend<Array<ChatCompletionMessageParam>>()
+    expectTypeOf(OpenAiChat.toolResults([], { media: "error" })).toExtend<
+      Result.Result<Array<ChatCompletionToolMessageParam>, OpenAiChat.UnsupportedContentError>
+    >()
+    const sdkCall: ChatCompletionMessageFunctionToolCall = {
+      id: "c1",
+      type: "function",
+      function: { name: "add", arguments: "{}" }
+    }
+    const sdkMessage: ChatCompletionMessage = { role: "assistant", content: null, refusal: null, tool_calls: [sdkCall] }
+    expect(OpenAiChat.toolCalls(sdkMessage)).toStrictEqual([{ id: "c1", name: "add", arguments: "{}" }])
+    expectTypeOf<ChatCompletionMessage>().toExtend<OpenAiChat.AssistantMessage>()
+    expectTypeOf<ChatCompletionMessageParam & { role: "assistant" }>().toExtend<OpenAiChat.AssistantMessage>()
+  })
+})

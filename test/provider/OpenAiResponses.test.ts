@@ -1,0 +1,220 @@
+import { describe, expect, expectTypeOf, it } from "@effect/vitest"
+import { Context, Effect, Option, Result, Schema } from "effect"
+import type {
+  FunctionTool,
+  Response,
+  ResponseFunctionToolCall,
+  ResponseInputItem
+} from "openai/resources/responses/responses"
+import { CurrentUser, tools } from "../../examples/tools.ts"
+import * as OpenAiResponses from "../../src/provider/OpenAiResponses.ts"
+import * as Tool from "../../src/Tool.ts"
+import * as ToolDefinition from "../../src/ToolDefinition.ts"
+import * as ToolExecutionError from "../../src/ToolExecutionError.ts"
+import * as ToolOutput from "../../src/ToolOutput.ts"
+import * as ToolResult from "../../src/ToolResult.ts"
+import * as ToolResultContent from "../../src/ToolResultContent.ts"
+import * as ToolSet from "../../src/ToolSet.ts"
+
+const user = { id: "u1", units: "metric", balance: 100 } as const
+const pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
+
+const resultOf = (
+  callId: string,
+  output: ToolOutput.ToolOutput,
+  status: ToolResult.Status = "success",
+  error?: ToolExecutionError.ToolExecutionError
+) =>
+  ToolResult.make({
+    callId,
+    name: "media",
+    arguments: {},
+    status,
+    output,
+    error: error === undefined ? Option.none() : Option.some(error),
+    metadata: Context.empty(),
+    durationMs: 0
+  })
+
+const Search = Tool.make("search", {
+  description: "Search the catalogue",
+  parameters: Schema.Struct({ query: Schema.String, limit: Schema.optionalKey(Schema.Int) }),
+  annotations: { strict: true },
+  call: ({ query, limit }) => Effect.succeed({ query, limit: limit ?? "none" })
+})
+
+describe("OpenAiResponses.definitions", () => {
+  it("renders flat function tools in order, stating strict on every tool", () => {
+    const out = Result.getOrThrow(OpenAiResponses.definitions(ToolSet.make(tools.tools[0]!, Search)))
+    expect(out).toStrictEqual([
+      {
+        type: "function",
+        name: "add",
+        description: "Add two integers",
+        parameters: ToolDefinition.fromTool(tools.tools[0]!).parameters,
+        strict: false
+      },
+      {
+        type: "function",
+        name: "search",
+        description: "Search the catalogue",
+        parameters: {
+          type: "object",
+          properties: { query: { type: "string" }, limit: { type: ["integer", "null"] } },
+          required: ["query", "limit"],
+          additionalProperties: false
+        },
+        strict: true
+      }
+    ])
+  })
+
+  it("accepts definitions as well as a tool set, and the strict option turns every tool strict", () => {
+    const out = Result.getOrThrow(OpenAiResponses.definitions(ToolSet.definitions(tools), { strict: true }))
+    expect(out.map((tool) => [tool.name, tool.strict])).toStrictEqual([
+      ["add", true],
+      ["get_weather", true],
+      ["render_chart", true],
+      ["transfer_funds", true]
+    ])
+  })
+})
+
+describe("OpenAiResponses.toolCalls", () => {
+  it("pairs by call_id, not id; falls back to id without call_id; never drops a function_call item", () => {
+    const calls = OpenAiResponses.toolCalls({
+      output: [
+        { type: "reasoning" },
+        { type: "function_call", id: "fc_1", call_id: "call_1", name: "add", arguments: "{\"left\":1,\"right\":2}" },
+        { type: "function_call", id: "fc_2", name: "add", arguments: "{\"left\":" },
+        { type: "function_call", call_id: null, name: "add" },
+        { type: "message" }
+      ]
+    })
+    expect(calls).toStrictEqual([
+      { id: "call_1", name: "add", arguments: "{\"left\":1,\"right\":2}" },
+      { id: "fc_2", name: "add", arguments: "{\"left\":" },
+      { id: "", name: "add", arguments: "" }
+    ])
+  })
+
+  it("strict calls get null mapped back to absent for the properties that were optional", () => {
+    const items = [
+      { type: "function_call", call_id: "c1", name: "search", arguments: "{\"query\":\"lamp\",\"limit\":null}" }
+    ] as const
+    expect(OpenAiResponses.toolCalls(items, { tools: ToolSet.make(Search) })).toStrictEqual([
+      { id: "c1", name: "search", arguments: { query: "lamp" } }
+    ])
+  })
+})
+
+describe("OpenAiResponses transcript", () => {
+  const output: Array<ResponseFunctionToolCall> = [
+    { type: "function_call", id: "fc_1", call_id: "call_weather", name: "get_weather", arguments: "{\"city\":\"Oslo\"}" },
+    { type: "function_call", id: "fc_2", call_id: "call_transfer", name: "transfer_funds", arguments: "{\"to\":" },
+    { type: "function_call", id: "fc_3", call_id: "call_search", name: "search_web", arguments: "{}" },
+    {
+      type: "function_call",
+      id: "fc_4",
+      call_id: "call_chart",
+      name: "render_chart",
+      arguments: "{\"title\":\"Sales\",\"values\":[1,3,2]}"
+    },
+    { type: "function_call", id: "fc_5", call_id: "call_big", name: "transfer_funds", arguments: "{\"to\":\"eve\",\"amount\":20000}" }
+  ]
+
+  it.effect("parallel calls: a good call, broken JSON, an unknown tool, an image and a refusal become the next input", () =>
+    Effect.gen(function*() {
+      const calls = OpenAiResponses.toolCalls(output, { tools })
+      const results = yield* ToolSet.executeAll(tools, calls, { concurrency: "unbounded" })
+      const input: Array<ResponseInputItem> = [...output, ...OpenAiResponses.toolResults(results)]
+      expect(input).toStrictEqual([
+        ...output,
+        {
+          type: "function_call_output",
+          call_id: "call_weather",
+          output: "{\"city\":\"Oslo\",\"temperature\":4,\"unit\":\"C\"}"
+        },
+        {
+          type: "function_call_output",
+          call_id: "call_transfer",
+          output: "Tool call failed (invalid_args): failed to parse tool arguments: Unexpected end of JSON input"
+        },
+        {
+          type: "function_call_output",
+          call_id: "call_search",
+          output:
+            "Tool call failed (not_found): tool `search_web` not found; available tools: `add`, `get_weather`, `render_chart`, `transfer_funds`"
+        },
+        {
+          type: "function_call_output",
+          call_id: "call_chart",
+          output: [
+            { type: "input_text", text: "Sales: 3 points, max 3" },
+            { type: "input_image", image_url: `data:image/png;base64,${pixel}` }
+          ]
+        },
+        {
+          type: "function_call_output",
+          call_id: "call_big",
+          output: "Tool call denied: transfers over 10000 need a human's approval"
+        }
+      ])
+    }).pipe(Effect.provideService(CurrentUser, user)))
+})
+
+describe("OpenAiResponses.toolResults", () => {
+  it("renders images, files and links as parts, and audio as a placeholder", () => {
+    const output = ToolOutput.content([
+      ToolResultContent.json({ ok: true }),
+      ToolResultContent.imageBase64("/9j/4AAQ", undefined, "high"),
+      ToolResultContent.fileBase64("JVBERi0=", "application/pdf", "q3.pdf"),
+      ToolResultContent.fileUrl("https://example.com/q4.pdf", "application/pdf"),
+      ToolResultContent.resourceLink({ uri: "https://example.com/r", name: "report" }),
+      ToolResultContent.audio("UklGRg==", "audio/wav")
+    ])
+    expect(OpenAiResponses.toolResults([resultOf("c1", output)])).toStrictEqual([
+      {
+        type: "function_call_output",
+        call_id: "c1",
+        output: [
+          { type: "input_text", text: "{\"ok\":true}" },
+          { type: "input_image", image_url: "data:image/jpeg;base64,/9j/4AAQ", detail: "high" },
+          { type: "input_file", file_data: "data:application/pdf;base64,JVBERi0=", filename: "q3.pdf" },
+          { type: "input_file", file_url: "https://example.com/q4.pdf" },
+          { type: "input_text", text: "report: https://example.com/r" },
+          { type: "input_text", text: "[audio omitted: audio/wav]" }
+        ]
+      }
+    ])
+  })
+
+  it("a failed result with media says so in a text part before the media", () => {
+    const error = ToolExecutionError.other("chart rendered partially")
+    const output = ToolOutput.one(ToolResultContent.imageUrl("https://example.com/c.png"))
+    expect(OpenAiResponses.toolResults([resultOf("c1", output, "error", error)])).toStrictEqual([
+      {
+        type: "function_call_output",
+        call_id: "c1",
+        output: [
+          { type: "input_text", text: "Tool call failed (other):" },
+          { type: "input_image", image_url: "https://example.com/c.png" }
+        ]
+      }
+    ])
+  })
+})
+
+describe("OpenAiResponses types", () => {
+  it("produced values are the SDK's types, and the SDK's response is accepted without a cast", () => {
+    const defs = Result.getOrThrow(OpenAiResponses.definitions(tools, { strict: true }))
+    defs[0]! satisfies FunctionTool
+    expectTypeOf(defs).toExtend<Array<FunctionTool>>()
+    const item = OpenAiResponses.toolResults([resultOf("c1", ToolOutput.text("x"))])[0]!
+    item satisfies ResponseInputItem.FunctionCallOutput
+    expectTypeOf(OpenAiResponses.toolResults([])).toExtend<Array<ResponseInputItem>>()
+    expectTypeOf<Response>().toExtend<OpenAiResponses.ResponseOutput>()
+    expectTypeOf<Response["output"]>().toExtend<OpenAiResponses.ResponseOutput>()
+    expectTypeOf<ResponseFunctionToolCall>().toExtend<OpenAiResponses.FunctionCallItem>()
+  })
+})
