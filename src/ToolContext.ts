@@ -12,14 +12,20 @@
 import { Context, Data, Effect, Option } from "effect"
 
 /**
- * Host-only values inserted by one call. Sealed when the call's result is built: a fiber the tool left behind cannot
- * add to a result that has already been handed out.
+ * The context of one call: its facts, and the host-only values it inserts. Sealed when the call's result is built:
+ * a fiber the tool left behind cannot add to a result that has already been handed out.
  *
  * @internal
  */
-export class MetadataStore {
+export class CallContext {
+  readonly callId: string
+  readonly toolName: string
   private values: Map<string, unknown> | undefined = undefined
   private sealed = false
+  constructor(callId: string, toolName: string) {
+    this.callId = callId
+    this.toolName = toolName
+  }
   insert(key: string, value: unknown): void {
     if (this.sealed) return
     if (this.values === undefined) this.values = new Map()
@@ -37,16 +43,12 @@ export class MetadataStore {
 const emptyMetadata: Context.Context<never> = Context.empty()
 
 /**
- * The per-call service dispatch provides to every tool.
+ * The per-call service dispatch provides to every tool: the call's id and tool name, and where its host-only
+ * metadata goes. Tools use it through {@link callId}, {@link toolName} and {@link insertResult}.
  *
  * @category services
  */
-export class ToolContext extends Context.Service<ToolContext, {
-  readonly callId: string
-  readonly toolName: string
-  /** @internal */
-  readonly metadata: MetadataStore
-}>()("effect-llm-tools/ToolContext") {}
+export class ToolContext extends Context.Service<ToolContext, CallContext>()("effect-llm-tools/ToolContext") {}
 
 /**
  * A value a tool required with {@link require} was not in its context. Dispatch turns it into kind `other` with the
@@ -96,7 +98,7 @@ export const toolName: Effect.Effect<string, never, ToolContext> = Effect.map(
  * @category combinators
  */
 export const insertResult = <I, S>(key: Context.Key<I, S>, value: NoInfer<S>): Effect.Effect<void, never, ToolContext> =>
-  Effect.map(ToolContext, (ctx) => ctx.metadata.insert(key.key, value))
+  Effect.map(ToolContext, (ctx) => ctx.insert(key.key, value))
 
 /**
  * An inbound value the tool cannot name statically, if the caller provided it.

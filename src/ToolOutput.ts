@@ -131,8 +131,9 @@ const renderBlock = (block: ToolResultContent.ToolResultContent): string => {
  * 1. a `ToolOutput` is kept;
  * 2. a content block, or a non-empty array of blocks, becomes content (detected by class, never by shape);
  * 3. a string becomes one Text block (a JSON-shaped string stays text);
- * 4. anything else is encoded by `encode` (the JSON codec of the tool's `success` Schema) into one Json block; with
- *    no `encode`, the value must already be JSON (`undefined` object fields are dropped, as JSON does).
+ * 4. anything else is encoded by `encode` (the JSON codec of the tool's `success` Schema, which must return JSON)
+ *    into one Json block; with no `encode`, the value must already be JSON (`undefined` object fields are dropped,
+ *    as JSON does).
  *
  * Fails with the reason, for operators, when the value cannot be encoded.
  *
@@ -140,18 +141,19 @@ const renderBlock = (block: ToolResultContent.ToolResultContent): string => {
  */
 export const fromReturn = (
   value: unknown,
-  encode?: (value: unknown) => Result.Result<unknown, string>
+  encode?: (value: unknown) => Result.Result<Schema.Json, string>
 ): Result.Result<ToolOutput, string> => {
-  if (isToolOutput(value)) return Result.succeed(value)
-  if (typeof value === "string") return Result.succeed(text(value))
-  if (ToolResultContent.isToolResultContent(value)) return Result.succeed(one(value))
-  if (Array.isArray(value) && value.length > 0 && value.every(ToolResultContent.isToolResultContent)) {
-    return Result.succeed(new ToolOutput(value as unknown as Arr.NonEmptyReadonlyArray<ToolResultContent.Json>))
+  // A plain object is neither an output nor a block (both are class instances): go straight to step 4.
+  if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype) {
+    if (isToolOutput(value)) return Result.succeed(value)
+    if (typeof value === "string") return Result.succeed(text(value))
+    if (ToolResultContent.isToolResultContent(value)) return Result.succeed(one(value))
+    if (
+      Array.isArray(value) && value.length > 0 && ToolResultContent.isToolResultContent(value[0]) &&
+      value.every(ToolResultContent.isToolResultContent)
+    ) {
+      return Result.succeed(new ToolOutput(value as unknown as Arr.NonEmptyReadonlyArray<ToolResultContent.Json>))
+    }
   }
-  if (encode === undefined) return Result.map(toJsonValue(value), json)
-  const encoded = encode(value)
-  if (Result.isFailure(encoded)) return Result.fail(encoded.failure)
-  // The codec's encoded side is JSON by construction, but a declaration without a JSON codec passes its values
-  // through as they are: check, so that nothing but JSON ever reaches a Json block.
-  return Result.map(toJsonValue(encoded.success), json)
+  return Result.map(encode === undefined ? toJsonValue(value) : encode(value), json)
 }

@@ -87,11 +87,21 @@ const fromArray = <T extends Tool.Any>(tools: ReadonlyArray<T>): ToolSet<T> => {
   return self
 }
 
-const upsert = <T extends Tool.Any>(tools: ReadonlyArray<T>, tool: T): Array<T> => {
-  const index = tools.findIndex((existing) => existing.name === tool.name)
-  if (index === -1) return [...tools, tool]
+/**
+ * `tools` followed by `added`, where an added tool replaces a same-named one in place. One pass with an index by
+ * name, so building a set of n tools costs O(n).
+ */
+const upsertAll = <T extends Tool.Any>(tools: ReadonlyArray<T>, added: Iterable<T>): Array<T> => {
   const out = tools.slice()
-  out[index] = tool
+  const indexByName = new Map<string, number>()
+  out.forEach((tool, index) => indexByName.set(tool.name, index))
+  for (const tool of added) {
+    const index = indexByName.get(tool.name)
+    if (index === undefined) {
+      indexByName.set(tool.name, out.length)
+      out.push(tool)
+    } else out[index] = tool
+  }
   return out
 }
 
@@ -115,7 +125,7 @@ const upsert = <T extends Tool.Any>(tools: ReadonlyArray<T>, tool: T): Array<T> 
  * @category constructors
  */
 export const make = <const T extends ReadonlyArray<Tool.Any>>(...tools: T): ToolSet<T[number]> =>
-  fromArray(tools.reduce<Array<T[number]>>((acc, tool) => upsert(acc, tool), []))
+  fromArray(upsertAll<T[number]>([], tools))
 
 /**
  * The empty set.
@@ -135,7 +145,7 @@ export const add: {
 } = dual(
   2,
   <T extends Tool.Any, T2 extends Tool.Any>(self: ToolSet<T>, tool: T2): ToolSet<T | T2> =>
-    fromArray(upsert<T | T2>(self.tools, tool))
+    fromArray(upsertAll<T | T2>(self.tools, [tool]))
 )
 
 /**
@@ -164,7 +174,7 @@ export const merge: {
 } = dual(
   2,
   <T extends Tool.Any, T2 extends Tool.Any>(self: ToolSet<T>, that: ToolSet<T2>): ToolSet<T | T2> =>
-    fromArray(that.tools.reduce<Array<T | T2>>((acc, tool) => upsert(acc, tool), self.tools.slice()))
+    fromArray(upsertAll<T | T2>(self.tools, that.tools))
 )
 
 /**

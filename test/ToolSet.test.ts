@@ -867,6 +867,26 @@ describe("output conversion", () => {
       })
     }))
 
+  it.effect("a success Schema that lets values through unchecked (Schema.Any) still never puts non-JSON in a Json block", () =>
+    Effect.gen(function*() {
+      const Loose = Tool.make("loose", {
+        description: "Loose output",
+        parameters: Schema.Struct({}),
+        success: Schema.Struct({ payload: Schema.Any }),
+        call: () => Effect.succeed({ payload: () => "a function" })
+      })
+      const result = yield* ToolSet.execute(ToolSet.make(Loose), call("loose", {}))
+      assert.deepStrictEqual(summarize(result), {
+        callId: "call_1",
+        name: "loose",
+        arguments: {},
+        status: "error",
+        kind: "other",
+        modelText: "the tool failed",
+        message: "tool `loose` returned an output that cannot be encoded: $.payload is function, not JSON"
+      })
+    }))
+
   const cyclic = () => {
     const value: Record<string, unknown> = { a: 1 }
     value["self"] = value

@@ -14,18 +14,18 @@
  * Everything a call can reuse is computed once per tool, in its `Plan`. Synchronous Schemas return an `Exit` from
  * their parser, so a pure tool never needs more than the one fiber `execute` already runs on.
  */
-import { Cause, Context, Duration, Effect, Exit, Option, Result, Schema, Tracer } from "effect"
+import { Cause, Context, Duration, Effect, Exit, Option, Result, Schema, SchemaAST, Tracer } from "effect"
 import * as SchemaParser from "effect/SchemaParser"
 import type * as SchemaIssue from "effect/SchemaIssue"
 import type * as Tool from "../Tool.ts"
 import type * as ToolCall from "../ToolCall.ts"
-import { MetadataStore, MissingToolContext, ToolContext } from "../ToolContext.ts"
+import { CallContext, MissingToolContext, ToolContext } from "../ToolContext.ts"
 import * as ToolExecutionError from "../ToolExecutionError.ts"
 import * as ToolOutput from "../ToolOutput.ts"
 import { ToolResult } from "../ToolResult.ts"
 import { formatIssues } from "./issues.ts"
-import { defaultLimits, type JsonLimits, parseArguments } from "./json.ts"
-import { resultAttributes, ToolMetrics, unknownToolName } from "./telemetry.ts"
+import { defaultLimits, type JsonLimits, parseArguments, toJsonValue } from "./json.ts"
+import { annotateSpan, ToolMetrics, unknownToolName } from "./telemetry.ts"
 
 /** Per-call options of `execute`. */
 export interface ExecuteOptions {
@@ -39,7 +39,8 @@ export interface ExecuteOptions {
 interface Plan {
   readonly tool: Tool.Any
   readonly decode: (input: unknown) => Effect.Effect<unknown, SchemaIssue.Issue>
-  readonly encode: ((value: unknown) => Result.Result<unknown, string>) | undefined
+  /** Encodes a return value with the `success` Schema's JSON codec, into JSON. */
+  readonly encode: ((value: unknown) => Result.Result<Schema.Json, string>) | undefined
   readonly timeoutMs: number | undefined
   readonly metrics: ToolMetrics
 }
@@ -55,31 +56,98 @@ const planOf = (tool: Tool.Any): Plan => {
   return plan
 }
 
-const makePlan = (tool: Tool.Any): Plan => {
-  const decode = SchemaParser.decodeUnknownEffect(Schema.toCodecJson(tool.parameters), {
+// Compiled codecs are cached per Schema, not per tool: tools that share a Schema share its parser.
+const decoders = new WeakMap<Tool.AnySchema, Record<"ignore" | "error", Plan["decode"] | undefined>>()
+const encoders = new WeakMap<Tool.AnySchema, NonNullable<Plan["encode"]>>()
+
+const decoderOf = (schema: Tool.AnySchema, onExcessProperty: "ignore" | "error"): Plan["decode"] => {
+  let bySetting = decoders.get(schema)
+  if (bySetting === undefined) {
+    bySetting = { ignore: undefined, error: undefined }
+    decoders.set(schema, bySetting)
+  }
+  return bySetting[onExcessProperty] ??= SchemaParser.decodeUnknownEffect(Schema.toCodecJson(schema), {
     errors: "all",
-    onExcessProperty: tool.onExcessProperty
+    onExcessProperty
   })
-  let encode: Plan["encode"] = undefined
-  if (tool.success !== undefined) {
-    const encodeEffect = SchemaParser.encodeUnknownEffect(Schema.toCodecJson(tool.success), { errors: "all" })
-    encode = (value) => {
-      const exit = encodeEffect(value)
-      if (!Exit.isExit(exit)) return Result.fail("the success Schema encodes asynchronously; outputs must encode synchronously")
-      if (Exit.isSuccess(exit)) return Result.succeed(exit.value)
-      const issue = Cause.findErrorOption(exit.cause as Cause.Cause<SchemaIssue.Issue>)
-      return Result.fail(
-        Option.isSome(issue)
-          ? `the output does not match the success Schema:\n${formatIssues(issue.value)}`
-          : "the success Schema failed to encode the output"
-      )
+}
+
+const encoderOf = (schema: Tool.AnySchema): NonNullable<Plan["encode"]> => {
+  let encode = encoders.get(schema)
+  if (encode === undefined) {
+    encode = makeEncoder(schema)
+    encoders.set(schema, encode)
+  }
+  return encode
+}
+
+const makeEncoder = (schema: Tool.AnySchema): NonNullable<Plan["encode"]> => {
+  const codec = Schema.toCodecJson(schema)
+  const encodeEffect = SchemaParser.encodeUnknownEffect(codec, { errors: "all" })
+  const checkJson = mayEncodeNonJson(SchemaAST.toEncoded(codec.ast))
+  return (value) => {
+    const exit = encodeEffect(value)
+    if (!Exit.isExit(exit)) {
+      return Result.fail("the success Schema encodes asynchronously; outputs must encode synchronously")
+    }
+    if (Exit.isSuccess(exit)) return checkJson ? toJsonValue(exit.value) : Result.succeed(exit.value as Schema.Json)
+    const issue = Cause.findErrorOption(exit.cause as Cause.Cause<SchemaIssue.Issue>)
+    return Result.fail(
+      Option.isSome(issue)
+        ? `the output does not match the success Schema:\n${formatIssues(issue.value)}`
+        : "the success Schema failed to encode the output"
+    )
+  }
+}
+
+/**
+ * Whether the encoded side of a JSON codec can hold something that is not JSON, so its output must be checked.
+ * The JSON codec turns numbers, dates, declarations and unknowns into JSON or fails; only nodes outside this list
+ * (`Any`, say) pass values through unchecked.
+ */
+const mayEncodeNonJson = (root: SchemaAST.AST): boolean => {
+  const seen = new Set<SchemaAST.AST>()
+  const stack: Array<SchemaAST.AST> = [root]
+  while (stack.length > 0) {
+    const ast = stack.pop()!
+    if (seen.has(ast)) continue
+    seen.add(ast)
+    switch (ast._tag) {
+      case "Null":
+      case "String":
+      case "Number":
+      case "Boolean":
+      case "Literal":
+      case "Enum":
+      case "TemplateLiteral":
+      case "Never":
+        break
+      case "Objects":
+        for (const signature of ast.propertySignatures) stack.push(signature.type)
+        for (const signature of ast.indexSignatures) stack.push(signature.type)
+        break
+      case "Arrays":
+        stack.push(...ast.elements, ...ast.rest)
+        break
+      case "Union":
+        stack.push(...ast.types)
+        break
+      case "Suspend":
+        stack.push(ast.thunk())
+        break
+      default:
+        return true
     }
   }
+  return false
+}
+
+const makePlan = (tool: Tool.Any): Plan => {
   const timeout = tool.annotations.timeout
   return {
     tool,
-    decode,
-    encode,
+    decode: decoderOf(tool.parameters, tool.onExcessProperty),
+    encode: tool.success === undefined ? undefined : encoderOf(tool.success),
     timeoutMs: timeout === undefined ? undefined : Duration.toMillis(Duration.fromInputUnsafe(timeout)),
     metrics: new ToolMetrics(tool.name)
   }
@@ -130,7 +198,7 @@ export const dispatch = (
       },
       (span) =>
         Effect.map(Effect.withParentSpan(recorded, span, { captureStackTrace: false }), (result) => {
-          for (const [key, value] of resultAttributes(result)) span.attribute(key, value)
+          annotateSpan(span, result)
           return result
         })
     )
@@ -190,7 +258,7 @@ const afterDecode = (
       : ToolExecutionError.makeSafe("other", "decoding the tool arguments failed unexpectedly", Cause.squash(decoded.cause))
     return Effect.succeed(failed(call, args, error, startedAt))
   }
-  const metadata = new MetadataStore()
+  const context = new CallContext(call.id, plan.tool.name)
   let program: Effect.Effect<unknown, unknown, any>
   try {
     program = plan.tool.call(decoded.value as never)
@@ -202,7 +270,10 @@ const afterDecode = (
     // A runtime-built or JavaScript tool can return anything, a Promise say: that is a defect, not a dead dispatch.
     return Effect.succeed(failed(call, args, defectError(new TypeError("the tool's call did not return an Effect")), startedAt))
   }
-  program = Effect.provideService(program, ToolContext, { callId: call.id, toolName: plan.tool.name, metadata })
+  program = Effect.updateContext(
+    program,
+    (outer: Context.Context<never>) => Context.add(outer, ToolContext, context) as Context.Context<any>
+  )
   if (plan.timeoutMs !== undefined) {
     const timeoutMs = plan.timeoutMs
     program = Effect.flatMap(
@@ -217,15 +288,15 @@ const afterDecode = (
       // an interruption, a defect) keeps none.
       const failure = Cause.findErrorOption(cause)
       const completed = Option.isSome(failure) && !(failure.value instanceof TimedOut)
-      return result(call, args, error.refused ? "denied" : "error", error.modelOutput, Option.some(error), metadata.seal(completed), startedAt)
+      return result(call, args, error.refused ? "denied" : "error", error.modelOutput, Option.some(error), context.seal(completed), startedAt)
     },
     onSuccess: (value) => {
       const output = ToolOutput.fromReturn(value, plan.encode)
       if (Result.isFailure(output)) {
         const error = ToolExecutionError.makeSafe("other", `tool \`${plan.tool.name}\` returned an output that cannot be encoded: ${output.failure}`)
-        return result(call, args, "error", error.modelOutput, Option.some(error), metadata.seal(false), startedAt)
+        return result(call, args, "error", error.modelOutput, Option.some(error), context.seal(false), startedAt)
       }
-      return result(call, args, "success", output.success, Option.none(), metadata.seal(true), startedAt)
+      return result(call, args, "success", output.success, Option.none(), context.seal(true), startedAt)
     }
   })
 }

@@ -3,7 +3,7 @@
  * (only when a tracing backend is installed), and two metrics updated for every call.
  */
 import { Metric } from "effect"
-import type { Context } from "effect"
+import type { Context, Tracer } from "effect"
 import type { ToolResult } from "../ToolResult.ts"
 
 /** Calls, by tool name, status and error kind. */
@@ -56,8 +56,8 @@ export class ToolMetrics {
   }
 }
 
-/** Span attributes for a finished call. */
-export const resultAttributes = (result: ToolResult): ReadonlyArray<readonly [string, string]> =>
-  result.error._tag === "Some"
-    ? [["tool.status", result.status], ["error.type", result.error.value.kind]]
-    : [["tool.status", result.status]]
+/** Sets the attributes of a finished call on its span. */
+export const annotateSpan = (span: Tracer.Span, result: ToolResult): void => {
+  span.attribute("tool.status", result.status)
+  if (result.error._tag === "Some") span.attribute("error.type", result.error.value.kind)
+}
