@@ -10,7 +10,7 @@
 import { Context, Effect, Layer, Option, Predicate } from "effect"
 import { dual } from "effect/Function"
 import { type Pipeable, pipeArguments } from "effect/Pipeable"
-import { dispatch, type ExecuteOptions, type Registry } from "./internal/dispatch.ts"
+import { dispatch, type ExecuteOptions, lookup, makeRegistry, type Registry } from "./internal/dispatch.ts"
 import type * as Tool from "./Tool.ts"
 import type * as ToolCall from "./ToolCall.ts"
 import * as ToolDefinition from "./ToolDefinition.ts"
@@ -81,9 +81,7 @@ const Proto = {
 const fromArray = <T extends Tool.Any>(tools: ReadonlyArray<T>): ToolSet<T> => {
   const self = Object.create(Proto)
   self.tools = tools
-  const byName = new Map<string, T>()
-  for (const tool of tools) byName.set(tool.name, tool)
-  self.registry = { byName, names: tools.map((tool) => tool.name) } satisfies Registry
+  self.registry = makeRegistry(tools)
   return self
 }
 
@@ -188,7 +186,7 @@ export const get: {
 } = dual(
   2,
   <T extends Tool.Any>(self: ToolSet<T>, name: string): Option.Option<T> =>
-    Option.fromUndefinedOr(self.registry.byName.get(name) as T | undefined)
+    Option.fromUndefinedOr(lookup(self.registry, name) as T | undefined)
 )
 
 /**

@@ -158,11 +158,21 @@ const unknownToolMetrics = new ToolMetrics(unknownToolName)
 /** How many available names a not_found error lists. */
 const maxListedNames = 20
 
-/** The immutable lookup structure dispatch runs against. */
+/** The immutable lookup structure dispatch runs against: each tool's plan by name, and the names in order. */
 export interface Registry {
-  readonly byName: ReadonlyMap<string, Tool.Any>
+  readonly byName: ReadonlyMap<string, Plan>
   readonly names: ReadonlyArray<string>
 }
+
+/** The registry of a list of tools with unique names. Plans are shared by every set that holds the same tool. */
+export const makeRegistry = (tools: ReadonlyArray<Tool.Any>): Registry => {
+  const byName = new Map<string, Plan>()
+  for (const tool of tools) byName.set(tool.name, planOf(tool))
+  return { byName, names: tools.map((tool) => tool.name) }
+}
+
+/** The tool registered under a name. */
+export const lookup = (registry: Registry, name: string): Tool.Any | undefined => registry.byName.get(name)?.tool
 
 /** Runs one call through the pipeline. Never fails, never dies. */
 export const dispatch = (
@@ -172,8 +182,7 @@ export const dispatch = (
 ): Effect.Effect<ToolResult, never, any> =>
   Effect.withFiber((fiber) => {
     const startedAt = performance.now()
-    const tool = registry.byName.get(call.name)
-    const plan = tool === undefined ? undefined : planOf(tool)
+    const plan = registry.byName.get(call.name)
     const metrics = plan === undefined ? unknownToolMetrics : plan.metrics
     const recorded = Effect.map(
       plan === undefined

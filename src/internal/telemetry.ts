@@ -6,17 +6,11 @@ import { Metric } from "effect"
 import type { Context, Tracer } from "effect"
 import type { ToolResult } from "../ToolResult.ts"
 
-/** Calls, by tool name, status and error kind. */
-export const calls = Metric.counter("gen_ai.tool.calls", {
-  description: "Tool calls executed, by tool, status and error kind",
-  incremental: true
-})
-
-/** Call durations in milliseconds, by tool name and status. */
-export const duration = Metric.histogram("gen_ai.tool.duration", {
-  description: "Wall time of tool calls in milliseconds",
-  boundaries: Metric.exponentialBoundaries({ start: 0.01, factor: 4, count: 12 })
-})
+const callsName = "gen_ai.tool.calls"
+const callsDescription = "Tool calls executed, by tool, status and error kind"
+const durationName = "gen_ai.tool.duration"
+const durationDescription = "Wall time of tool calls in milliseconds"
+const durationBoundaries = Metric.exponentialBoundaries({ start: 0.01, factor: 4, count: 12 })
 
 /**
  * The name calls to tools that do not exist are counted under: the names a model invents are unbounded, and metric
@@ -44,10 +38,21 @@ export class ToolMetrics {
     const key = kind === undefined ? result.status : `${result.status}:${kind}`
     let instruments = this.byOutcome.get(key)
     if (instruments === undefined) {
+      // One metric object per series, with its attributes built in. (`Metric.withAttributes` wraps a shared
+      // metric and re-derives its series key whenever the attributes differ from the previous update's, which
+      // costs a JSON encoding per call as soon as calls rotate between tools.)
       const attributes: Record<string, string> = { "gen_ai.tool.name": this.toolName, "tool.status": result.status }
       instruments = {
-        duration: Metric.withAttributes(duration, attributes),
-        calls: Metric.withAttributes(calls, kind === undefined ? attributes : { ...attributes, "error.type": kind })
+        duration: Metric.histogram(durationName, {
+          description: durationDescription,
+          boundaries: durationBoundaries,
+          attributes
+        }),
+        calls: Metric.counter(callsName, {
+          description: callsDescription,
+          incremental: true,
+          attributes: kind === undefined ? attributes : { ...attributes, "error.type": kind }
+        })
       }
       this.byOutcome.set(key, instruments)
     }

@@ -1,0 +1,251 @@
+// Dispatch benchmark: `npm run bench` (full) or `npm run bench -- --quick`.
+// Measures the built package (dist/, through the package's self-reference), never the TypeScript sources.
+import { execFileSync } from "node:child_process"
+import { writeFileSync } from "node:fs"
+import os from "node:os"
+import { fileURLToPath } from "node:url"
+import { Effect } from "effect"
+import { ToolCall, ToolSet } from "effect-llm-tools"
+import { argumentTexts, makeContenders, makeOurAdd, verify } from "./contenders.js"
+import {
+  bytesPerCall, calibrate, fmtBytes, fmtMiB, fmtNs, fmtX, interleave, median, ratioStats, table, warmup
+} from "./measure.js"
+
+const quick = process.argv.includes("--quick")
+const config = quick
+  ? { warmupMs: 250, roundMs: 6, rounds: 15, allocMs: 40, allocReps: 3, scaleRounds: 15, concurrencyReps: 3 }
+  : { warmupMs: 1000, roundMs: 20, rounds: 41, allocMs: 150, allocReps: 5, scaleRounds: 41, concurrencyReps: 7 }
+const command = quick ? "npm run bench -- --quick" : "npm run bench"
+const log = (...args) => console.error(...args)
+const startedAt = performance.now()
+
+// ---------------------------------------------------------------------------------------------------------------
+// 1. per call, every contender
+
+log(`[bench] ${quick ? "quick" : "full"} mode; building contenders`)
+const { contenders, recording, close } = await makeContenders()
+for (const c of contenders) await verify(c, 11)
+const spansBefore = recording.recorded()
+for (const c of contenders) await warmup(c, config.warmupMs)
+if (recording.recorded() === spansBefore) throw new Error("the recording tracer saw no spans")
+const sizes = []
+for (const c of contenders) sizes.push(await calibrate(c, config.roundMs))
+log(`[bench] per-call: ${config.rounds} interleaved rounds of ${contenders.length} contenders`)
+const samples = await interleave(contenders, sizes, config.rounds)
+
+log(`[bench] allocation: ${config.allocReps} batches per contender`)
+const allocs = []
+for (let j = 0; j < contenders.length; j++) {
+  const n = Math.max(contenders[j].batch ?? 1, Math.ceil(sizes[j] * config.allocMs / config.roundMs))
+  const reps = []
+  for (let k = 0; k < config.allocReps; k++) reps.push(await bytesPerCall(contenders[j], n))
+  allocs.push(median(reps))
+}
+await close()
+
+const byName = (prefix) => contenders.findIndex((c) => c.name.startsWith(prefix))
+const iFloor = byName("floor")
+const iBase = byName("Effect baseline: decode+encode in Effect.gen")
+const iExec = byName("ours: ToolSet.execute, runSync/call")
+const iExecT = contenders.findIndex((c) => c.name === "ours: ToolSet.execute, runSync/call, recording tracer")
+const iAll = contenders.findIndex((c) => c.name.startsWith("ours: ToolSet.executeAll") && !c.name.includes("tracer"))
+const iToolkit = byName("effect/ai")
+const iVercel = byName("Vercel")
+const iAgents = byName("@openai/agents")
+const iLangchain = byName("LangChain")
+const iMcp = byName("MCP")
+
+const perCallRows = contenders.map((c, j) => {
+  const s = samples[j]
+  return [
+    c.name,
+    fmtNs(median(s)),
+    fmtNs(Math.min(...s)),
+    fmtNs(Math.max(...s)),
+    fmtX(ratioStats(s, samples[iFloor]).median),
+    fmtX(ratioStats(s, samples[iBase]).median),
+    fmtBytes(allocs[j])
+  ]
+})
+const perCallTable = table(
+  ["contender", "median / call", "min", "max", "× floor", "× Effect baseline (gen+runSync)", "allocated / call"],
+  perCallRows,
+  ["l", "r", "r", "r", "r", "r", "r"]
+)
+
+const ours = contenders.map((c, j) => ({ c, j })).filter(({ c }) => c.group === "ours")
+const peers = contenders.map((c, j) => ({ c, j })).filter(({ c }) => c.group === "peer" || c.group === "effect-baseline")
+const speedupTable = table(
+  ["peer (its time ÷ ours, median of rounds [min–max])", ...ours.map(({ c }) => c.name.replace("ours: ToolSet.", ""))],
+  peers.map(({ c, j }) => [
+    c.name,
+    ...ours.map(({ j: o }) => {
+      const r = ratioStats(samples[j], samples[o])
+      return `${fmtX(r.median)} [${fmtX(r.min)}–${fmtX(r.max)}]`
+    })
+  ]),
+  ["l", ...ours.map(() => "r")]
+)
+
+// ---------------------------------------------------------------------------------------------------------------
+// 2. registry scaling: 1, 100 and 10,000 tools, calling rotating names
+
+log(`[bench] registry scaling`)
+const scaleSizes = [1, 100, 10_000]
+const scaleContenders = []
+const buildMs = []
+for (const size of scaleSizes) {
+  const tools = Array.from({ length: size }, (_, i) => makeOurAdd(`add_${i}`))
+  const t0 = performance.now()
+  const set = ToolSet.make(...tools)
+  buildMs.push(performance.now() - t0)
+  const callCount = Math.max(size, 64)
+  const calls = Array.from({ length: callCount }, (_, i) =>
+    ToolCall.make({ id: `call_${i}`, name: `add_${i % size}`, arguments: argumentTexts[i & 63] }))
+  let next = 0
+  const run = (n) => {
+    let last
+    for (let i = 0; i < n; i++) {
+      last = Effect.runSync(ToolSet.execute(set, calls[next]))
+      if (++next === callCount) next = 0
+    }
+    if (last.status !== "success") throw new Error(`scaling ${size}: ${last.status}`)
+    return last
+  }
+  // Every tool is called once first: what a tool computes on its first call (its plan) is not the steady state.
+  run(callCount)
+  scaleContenders.push({ name: `ToolSet.execute, ${size.toLocaleString("en-US")} tool${size === 1 ? "" : "s"}`, async: false, run })
+}
+for (const c of scaleContenders) await warmup(c, config.warmupMs / 2)
+const scaleSizesN = []
+for (const c of scaleContenders) scaleSizesN.push(await calibrate(c, config.roundMs))
+const scaleSamples = await interleave(scaleContenders, scaleSizesN, config.scaleRounds)
+const scaleTable = table(
+  ["registry", "ToolSet.make", "median / call", "min", "max", "× 1 tool (per round)"],
+  scaleContenders.map((c, j) => [
+    c.name,
+    `${buildMs[j].toFixed(1)} ms`,
+    fmtNs(median(scaleSamples[j])),
+    fmtNs(Math.min(...scaleSamples[j])),
+    fmtNs(Math.max(...scaleSamples[j])),
+    fmtX(ratioStats(scaleSamples[j], scaleSamples[0]).median)
+  ]),
+  ["l", "r", "r", "r", "r", "r"]
+)
+
+// ---------------------------------------------------------------------------------------------------------------
+// 3. concurrency: 10,000 concurrent calls of a tool awaiting a real 0 ms timer, each sample in a fresh process
+
+log(`[bench] concurrency: ${config.concurrencyReps} fresh processes per contender`)
+const concurrencyScript = fileURLToPath(new URL("./concurrency.js", import.meta.url))
+const sample = (which) =>
+  JSON.parse(execFileSync(process.execPath, [concurrencyScript, which, "10000"], { encoding: "utf8" }).trim())
+const conc = { ours: [], baseline: [] }
+for (let r = 0; r < config.concurrencyReps; r++) {
+  // Alternate which goes first, so neither always runs on a machine just warmed (or disturbed) by the other.
+  const order = r % 2 === 0 ? ["ours", "baseline"] : ["baseline", "ours"]
+  for (const which of order) conc[which].push(sample(which))
+}
+const concStats = (xs) => ({
+  wall: median(xs.map((x) => x.wallMs)),
+  wallMin: Math.min(...xs.map((x) => x.wallMs)),
+  wallMax: Math.max(...xs.map((x) => x.wallMs)),
+  peak: median(xs.map((x) => x.peakRss)),
+  delta: median(xs.map((x) => x.rssAfter - x.rssBefore))
+})
+const concOurs = concStats(conc.ours)
+const concBase = concStats(conc.baseline)
+const concWallRatio = median(conc.ours.map((x, r) => x.wallMs / conc.baseline[r].wallMs))
+const concTable = table(
+  ["10,000 concurrent calls (0 ms timer)", "wall (median)", "min", "max", "peak RSS", "Δ RSS"],
+  [
+    ["ours: ToolSet.executeAll, concurrency unbounded", concOurs, true],
+    ["bare Effect: Effect.forEach decode → timer → encode, unbounded", concBase, false]
+  ].map(([name, s]) => [name, `${s.wall.toFixed(1)} ms`, `${s.wallMin.toFixed(1)} ms`, `${s.wallMax.toFixed(1)} ms`, fmtMiB(s.peak), fmtMiB(s.delta)]),
+  ["l", "r", "r", "r", "r", "r"]
+)
+
+// ---------------------------------------------------------------------------------------------------------------
+// 4. targets
+
+const vs = (a, b) => ratioStats(samples[a], samples[b]).median
+const targets = []
+const target = (what, measured, pass) => targets.push([pass ? "PASS" : "FAIL", what, measured])
+{
+  const r = vs(iExec, iBase)
+  target("execute (default tracer) ≤ 1× Effect baseline (gen + runSync)", `${fmtX(r)}`, r <= 1)
+  const rt = vs(iExecT, iBase)
+  target("execute, recording tracer ≤ 1.3× Effect baseline", `${fmtX(rt)}`, rt <= 1.3)
+  const ra = vs(iAll, iFloor)
+  target("executeAll batch, per call ≤ 5× floor", `${fmtX(ra)}`, ra <= 5)
+  for (const [i, x] of [[iToolkit, 15], [iLangchain, 10], [iMcp, 10], [iVercel, 1.5], [iAgents, 1.5]]) {
+    const s = vs(i, iExec)
+    target(`execute ≥ ${x}× faster than ${contenders[i].name}`, `${fmtX(s)} faster`, s >= x)
+  }
+  target("execute allocates ≤ 2 KiB per call", fmtBytes(allocs[iExec]), allocs[iExec] <= 2048)
+  const rs = ratioStats(scaleSamples[2], scaleSamples[0]).median
+  target("10,000 tools, rotating names ≤ 1.3× one tool", fmtX(rs), rs <= 1.3)
+  target("10,000 concurrent async calls: wall ≤ 1.5× bare Effect", fmtX(concWallRatio), concWallRatio <= 1.5)
+  target("10,000 concurrent async calls: Δ RSS < 30 MiB", fmtMiB(concOurs.delta), concOurs.delta < 30 * 1048576)
+}
+const targetTable = table(["", "target", "measured"], targets.map(([s, w, m]) => [`**${s}**`, w, m]))
+
+// ---------------------------------------------------------------------------------------------------------------
+// 5. report
+
+const cpu = os.cpus()[0]?.model ?? "unknown"
+const elapsed = ((performance.now() - startedAt) / 1000).toFixed(0)
+const report = `# Dispatch benchmark
+
+- command: \`${command}\`
+- date: ${new Date().toISOString()}
+- Node ${process.version} (V8 ${process.versions.v8}), ${os.platform()} ${os.arch()}
+- CPU: ${cpu} × ${os.cpus().length}
+- mode: ${quick ? "quick" : "full"}; ${config.rounds} interleaved rounds of about ${config.roundMs} ms per contender; ${elapsed} s in all
+
+## Targets
+
+${targetTable}
+
+## Per call: the same \`add\` tool, JSON text in, what the framework sends back out
+
+Every contender gets the arguments as the JSON text a model emits (64 different texts, rotating) and ends with what
+its framework would send back to the model: our \`ToolResult\` (its typed \`ToolOutput\`), a JSON string for the others.
+All run in this one process, in ${config.rounds} interleaved rounds (one batch each per round, the order rotated every
+round). Times are the median, min and max over rounds of ns per call; the ratios are computed per round, then the
+median is taken. "Recording tracer" runs the call under \`Effect.withTracer\` with a Tracer that keeps every span in an
+in-memory ring; the default tracer is Effect's \`nativeTracer\`. Metrics are always on. No collection is forced.
+
+${perCallTable}
+
+Allocation: bytes allocated on the V8 heap per call, measured over a batch of about ${config.allocMs} ms without forcing a
+collection: the growth of \`process.memoryUsage().heapUsed\` plus what each collection during the batch freed, as
+reported by \`v8.GCProfiler\` (heap used before and after every collection); median of ${config.allocReps} batches.
+
+### How much faster ours is than each peer
+
+${speedupTable}
+
+## Registry scaling: 1, 100 and 10,000 tools, calling rotating names
+
+Each call goes to the next name in turn (\`add_0\`, \`add_1\`, …), so a 10,000-tool set touches every tool. Every tool is
+called once before timing. ${config.scaleRounds} interleaved rounds.
+
+${scaleTable}
+
+## Concurrency: 10,000 concurrent calls of an async tool that awaits a real 0 ms timer
+
+Each sample runs in a fresh Node process (\`bench/concurrency.js\`), so its RSS is its own: a 200-call warm-up, then
+one run of 10,000 calls with unbounded concurrency. Peak RSS is the process's \`maxRSS\`; Δ RSS is RSS after the run
+minus RSS before it, without forcing a collection. ${config.concurrencyReps} samples each, alternating which goes
+first; the wall-time ratio is taken per pair.
+
+${concTable}
+
+Wall-time ratio, ours ÷ bare Effect (median of pairs): ${fmtX(concWallRatio)}
+`
+
+const resultsPath = fileURLToPath(new URL("./results.md", import.meta.url))
+writeFileSync(resultsPath, report)
+console.log(report)
+log(`[bench] wrote ${resultsPath}`)
