@@ -1,10 +1,20 @@
 /**
  * What `npm start` runs: a batch of tool calls as a model might send them — good ones, malformed JSON, wrong types,
  * an unknown tool, a typed tool failure, a refusal, a missing key — dispatched in one `executeAll`, and one table of
- * what came back: the status, the error kind, what the model sees, and the host-only metadata it never sees.
+ * what came back: the status, the error kind, what the model sees, and the host-only metadata it never sees. Then,
+ * for a few of the same results, what each provider adapter would put in the next request.
  */
 import { Console, Effect, Option } from "effect"
-import { ToolCall, ToolOutput, ToolResult, ToolSet } from "../src/index.ts"
+import {
+  Anthropic,
+  Gemini,
+  OpenAiChat,
+  OpenAiResponses,
+  ToolCall,
+  ToolOutput,
+  ToolResult,
+  ToolSet
+} from "../src/index.ts"
 import { AuditRecord, CurrentUser, tools, WeatherSource } from "./tools.ts"
 
 const calls: ReadonlyArray<ToolCall.ToolCall> = [
@@ -71,6 +81,49 @@ const table = (fullRows: ReadonlyArray<ReadonlyArray<string>>): string => {
   return [line(header), rule, ...rows.map(line)].join("\n")
 }
 
+// One call of each kind worth seeing on the wire: structured JSON, an image, a failure and a refusal.
+const representative = ["call_weather", "call_chart", "call_bad_types", "call_refused"] as const
+
+const base64 = /^[A-Za-z0-9+/]{40,}={0,2}$/
+const dataUrl = /^(data:[^;,]+;base64,)(.+)$/s
+
+// Only for printing: the adapters always send the data whole.
+const shorten = (data: string): string => `${data.slice(0, 8)}…(${data.length} chars)`
+
+const shortenBase64 = (_key: string, field: unknown): unknown => {
+  if (typeof field !== "string") return field
+  const url = dataUrl.exec(field)
+  if (url !== null && base64.test(url[2]!)) return url[1]! + shorten(url[2]!)
+  return base64.test(field) ? shorten(field) : field
+}
+
+// Pretty-printed JSON that keeps any object or array fitting in the line on one line, so the wire shape stays visible.
+const pretty = (value: unknown, indent: string, lead: number): string => {
+  const flat = JSON.stringify(value)
+  if (value === null || typeof value !== "object" || lead + flat.length <= 118) return flat
+  const inner = `${indent}  `
+  const lines = Array.isArray(value)
+    ? value.map((item) => inner + pretty(item, inner, inner.length))
+    : Object.entries(value).map(([key, item]) => {
+      const head = `${inner}${JSON.stringify(key)}: `
+      return head + pretty(item, inner, head.length)
+    })
+  const [open, close] = Array.isArray(value) ? ["[", "]"] : ["{", "}"]
+  return `${open}\n${lines.join(",\n")}\n${indent}${close}`
+}
+
+const wireJson = (value: unknown): string => pretty(JSON.parse(JSON.stringify(value, shortenBase64)), "", 0)
+
+const providers = (results: ReadonlyArray<ToolResult.ToolResult>): string => {
+  const sections: ReadonlyArray<readonly [string, string, unknown]> = [
+    ["OpenAI Chat Completions", "tool messages, then one user message with the media", OpenAiChat.toolResults(results)],
+    ["OpenAI Responses", "function_call_output items for `input`", OpenAiResponses.toolResults(results)],
+    ["Anthropic Messages", "one user message of tool_result blocks", Anthropic.toolResults(results)],
+    ["Gemini", "one user Content of functionResponse parts", Gemini.toolResults(results)]
+  ]
+  return sections.map(([provider, what, rendered]) => `== ${provider}: ${what}\n${wireJson(rendered)}`).join("\n\n")
+}
+
 const program = Effect.gen(function*() {
   const results = yield* ToolSet.executeAll(tools, calls, { concurrency: 4 })
   yield* Console.log(
@@ -78,6 +131,12 @@ const program = Effect.gen(function*() {
       `results in call order.\n`
   )
   yield* Console.log(table(results.map(row)))
+  const shown = representative.map((id) => results.find((result) => result.callId === id)!)
+  yield* Console.log(
+    `\nWhat each provider would be sent next, for ${shown.length} of the ${results.length} results ` +
+      `(${representative.join(", ")}; base64 data shortened here only):\n`
+  )
+  yield* Console.log(providers(shown))
 })
 
 Effect.runPromise(program.pipe(Effect.provideService(CurrentUser, user)))

@@ -19,6 +19,7 @@ import * as ToolDefinition from "../ToolDefinition.ts"
 import * as ToolSet from "../ToolSet.ts"
 import { defaultLimits, type JsonLimits, parseArguments } from "./json.ts"
 import type { JsonSchema } from "./jsonSchema.ts"
+import { definitionsOf, type Tools } from "./providerContent.ts"
 
 /**
  * A tool's parameters schema cannot be compiled for OpenAI strict mode. Raised when the definitions are built, never
@@ -34,16 +35,49 @@ export class StrictSchemaError extends Data.TaggedError("StrictSchemaError")<{
   readonly message: string
 }> {}
 
-/** Where the tools of a request come from: a tool set, or definitions. */
-export type Tools = ToolSet.Any | ReadonlyArray<ToolDefinition.ToolDefinition>
-
-/** The definitions of `tools`, in order. */
-export const definitionsOf = (tools: Tools): ReadonlyArray<ToolDefinition.ToolDefinition> =>
-  ToolSet.isToolSet(tools) ? ToolSet.definitions(tools) : tools
+/** Options of both OpenAI adapters' `definitions` (and of their `toolCalls`, which must be told the same). */
+export interface StrictOptions {
+  /**
+   * Strict mode for every tool. Without it, a tool is strict when its `strict` annotation says so. Pass the same
+   * value to `toolCalls`.
+   */
+  readonly strict?: boolean | undefined
+}
 
 /** Strict mode for one definition: on for all tools by option, or per tool by its `strict` annotation. */
-export const isStrict = (definition: ToolDefinition.ToolDefinition, strictOption: boolean | undefined): boolean =>
+const isStrict = (definition: ToolDefinition.ToolDefinition, strictOption: boolean | undefined): boolean =>
   strictOption === true || definition.annotations.strict === true
+
+/** A tool as both OpenAI APIs offer it, before each adapter gives it its wire shape. */
+export interface OfferedTool {
+  readonly name: string
+  readonly description: string
+  /** The strict form for strict tools, the definition's own schema otherwise. */
+  readonly parameters: JsonSchema
+  readonly strict: boolean
+}
+
+/**
+ * The tools of a request, in order, with the parameters of strict tools compiled. The first schema strict mode
+ * cannot express fails the whole list: a tool is never offered with a schema the API would refuse.
+ */
+export const offeredTools = (
+  tools: Tools,
+  options: StrictOptions | undefined
+): Result.Result<Array<OfferedTool>, StrictSchemaError> => {
+  const out: Array<OfferedTool> = []
+  for (const definition of definitionsOf(tools)) {
+    const { name, description } = definition
+    if (!isStrict(definition, options?.strict)) {
+      out.push({ name, description, parameters: definition.parameters, strict: false })
+      continue
+    }
+    const compiled = compile(definition)
+    if (Result.isFailure(compiled)) return Result.fail(compiled.failure)
+    out.push({ name, description, parameters: compiled.success.parameters, strict: true })
+  }
+  return Result.succeed(out)
+}
 
 // ---------------------------------------------------------------------------
 // Plans: which properties were optional
@@ -400,10 +434,14 @@ const chooseBranch = (compiled: Compiled, branches: ReadonlyArray<Plan>, value: 
   return undefined
 }
 
-/** Options for reading a strict call's arguments; the limits should match the ones dispatch uses. */
-export interface ReadOptions {
+/** Options of both OpenAI adapters' `toolCalls`: the tools offered, and the argument limits of dispatch. */
+export interface ReadOptions extends StrictOptions {
+  /**
+   * The tools the request offered. With it, the arguments of strict tools are read back: `null` becomes absent for
+   * the properties that were optional, so the tool's Schema decodes them as absent.
+   */
   readonly tools?: Tools | undefined
-  readonly strict?: boolean | undefined
+  /** Argument limits, as given to `ToolSet.execute`: text beyond them is left for dispatch to report. */
   readonly maxArgumentBytes?: number | undefined
   readonly maxArgumentDepth?: number | undefined
 }
@@ -412,7 +450,7 @@ export interface ReadOptions {
  * A resolver from tool name to its compiled strict form, for the tools that are strict. Tools that are not strict,
  * unknown, or whose schema was refused resolve to `undefined`: their arguments pass through untouched.
  */
-export const strictResolver = (options: ReadOptions | undefined): ((name: string) => Compiled | undefined) => {
+const strictResolver = (options: ReadOptions | undefined): ((name: string) => Compiled | undefined) => {
   if (options?.tools === undefined) return () => undefined
   const tools = options.tools
   const strictOption = options.strict
@@ -441,7 +479,7 @@ export const strictResolver = (options: ReadOptions | undefined): ((name: string
  * dispatch) with `null` mapped back to absent; otherwise, and whenever parsing fails, exactly as the model sent them,
  * so that dispatch reports the failure.
  */
-export const readArguments = (
+const readArguments = (
   args: unknown,
   compiled: Compiled | undefined,
   options: ReadOptions | undefined
@@ -456,35 +494,13 @@ export const readArguments = (
   return restoreAbsent(compiled, parsed.result.success)
 }
 
-/** A call with its arguments read for strict mode. */
-export const toCall = (
-  id: string,
-  name: string,
-  args: unknown,
-  resolve: (name: string) => Compiled | undefined,
+/**
+ * A reader of calls for both OpenAI adapters: each call keeps its id and name, and a strict tool's arguments are
+ * read back as dispatch should see them.
+ */
+export const callReader = (
   options: ReadOptions | undefined
-): ToolCall.ToolCall => ({ id, name, arguments: readArguments(args, resolve(name), options) })
-
-// ---------------------------------------------------------------------------
-// Media, shared by both OpenAI adapters
-// ---------------------------------------------------------------------------
-
-// Base64 prefixes of the image formats OpenAI accepts, for images whose block carries no media type.
-const imageSignatures: ReadonlyArray<readonly [string, string]> = [
-  ["iVBORw0KGgo", "image/png"],
-  ["/9j/", "image/jpeg"],
-  ["R0lGOD", "image/gif"],
-  ["UklGR", "image/webp"]
-]
-
-/** The media type of an image: the block's own, or recognized from its base64 data; PNG when neither tells. */
-export const imageMediaType = (mediaType: string | undefined, base64: string | undefined): string => {
-  if (mediaType !== undefined) return mediaType
-  if (base64 !== undefined) {
-    for (const [prefix, type] of imageSignatures) if (base64.startsWith(prefix)) return type
-  }
-  return "image/png"
+): ((id: string, name: string, args: unknown) => ToolCall.ToolCall) => {
+  const resolve = strictResolver(options)
+  return (id, name, args) => ({ id, name, arguments: readArguments(args, resolve(name), options) })
 }
-
-/** A `data:` URL: how OpenAI takes inline images and files. */
-export const dataUrl = (mediaType: string, base64: string): string => `data:${mediaType};base64,${base64}`

@@ -22,12 +22,10 @@
  *
  * @since 0.1.0
  */
-import { blockText, statusPrefix } from "../internal/providerText.ts"
+import { blockText, definitionsOf, imageMediaType, prefixParts, statusPrefix, type Tools } from "../internal/providerContent.ts"
 import type * as ToolCall from "../ToolCall.ts"
-import type { ToolDefinition } from "../ToolDefinition.ts"
 import type { ToolResult } from "../ToolResult.ts"
 import type * as ToolResultContent from "../ToolResultContent.ts"
-import * as ToolSet from "../ToolSet.ts"
 
 // ---------------------------------------------------------------------------
 // Definitions
@@ -57,8 +55,22 @@ export interface Tool {
 }
 
 /**
- * The request's `tools` for a set (or a list of definitions), in order. The `strict` annotation of a tool becomes
- * `strict`; the input schema is the tool's parameters JSON Schema as it is.
+ * Options of {@link definitions}.
+ *
+ * @category models
+ */
+export interface DefinitionsOptions {
+  /**
+   * Strict mode (structured tool use) for every tool, as `OpenAiChat.definitions` takes it. Without it, a tool's
+   * `strict` annotation decides, and a tool without one is sent without `strict`.
+   */
+  readonly strict?: boolean | undefined
+}
+
+/**
+ * The request's `tools` for a set (or a list of definitions), in order. The `strict` annotation of a tool (or the
+ * `strict` option, for all tools) becomes `strict`; the input schema is the tool's parameters JSON Schema as it is.
+ * Unlike the OpenAI adapters', it cannot fail: Anthropic takes the JSON Schema as it is, so nothing is compiled.
  *
  * @example
  * ```ts
@@ -76,13 +88,16 @@ export interface Tool {
  *
  * @category constructors
  */
-export const definitions = (tools: ToolSet.Any | ReadonlyArray<ToolDefinition>): Array<Tool> =>
-  (ToolSet.isToolSet(tools) ? ToolSet.definitions(tools) : tools).map((definition) => ({
-    name: definition.name,
-    description: definition.description,
-    input_schema: { ...definition.parameters, type: "object" },
-    ...(definition.annotations.strict !== undefined ? { strict: definition.annotations.strict } : {})
-  }))
+export const definitions = (tools: Tools, options?: DefinitionsOptions): Array<Tool> =>
+  definitionsOf(tools).map((definition) => {
+    const strict = options?.strict === true ? true : definition.annotations.strict
+    return {
+      name: definition.name,
+      description: definition.description,
+      input_schema: { ...definition.parameters, type: "object" },
+      ...(strict !== undefined ? { strict } : {})
+    }
+  })
 
 // ---------------------------------------------------------------------------
 // Calls in
@@ -234,29 +249,16 @@ const toolResult = (result: ToolResult): ToolResultBlock => {
     const rendered = renderBlock(block)
     if (rendered.type !== "text" || rendered.text !== "") blocks.push(rendered)
   }
-  if (result.status === "denied" || result.status === "skipped") {
-    const prefix = statusPrefix(result)!
-    const first = blocks[0]
-    if (first !== undefined && first.type === "text") blocks[0] = { type: "text", text: prefix + first.text }
-    else blocks.unshift({ type: "text", text: prefix.trimEnd() })
-  }
-  return { type: "tool_result", tool_use_id: result.callId, is_error: result.status !== "success", content: blocks }
+  // `is_error` cannot tell a failure from a refusal or a skip: those two say what they are in words.
+  const content = result.status === "denied" || result.status === "skipped"
+    ? prefixParts(statusPrefix(result)!, blocks, (block) => block.type === "text" ? block.text : undefined, text)
+    : blocks
+  return { type: "tool_result", tool_use_id: result.callId, is_error: result.status !== "success", content }
 }
 
 const text = (text: string): TextBlock => ({ type: "text", text })
 
 const imageMediaTypes: ReadonlySet<string> = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"])
-
-// Base64 of each format's magic bytes: lets an image built without a media type still go out as an image.
-const imageSignatures: ReadonlyArray<readonly [string, ImageMediaType]> = [
-  ["iVBORw0KGgo", "image/png"],
-  ["/9j/", "image/jpeg"],
-  ["R0lGOD", "image/gif"],
-  ["UklGR", "image/webp"]
-]
-
-const sniffImage = (data: string): ImageMediaType | undefined =>
-  imageSignatures.find(([prefix]) => data.startsWith(prefix))?.[1]
 
 const isImageMediaType = (mediaType: string): mediaType is ImageMediaType => imageMediaTypes.has(mediaType)
 
@@ -279,7 +281,7 @@ const renderImage = (image: ToolResultContent.Image): ToolResultContentBlock => 
       ? { type: "image", source: { type: "url", url: image.source.url } }
       : text(`[image omitted: ${image.mediaType} is not supported]`)
   }
-  const mediaType = image.mediaType ?? sniffImage(image.source.data)
+  const mediaType = imageMediaType(image.mediaType, image.source.data)
   return mediaType !== undefined && isImageMediaType(mediaType)
     ? { type: "image", source: { type: "base64", media_type: mediaType, data: image.source.data } }
     : text(`[image omitted: ${mediaType ?? "an unknown media type"} is not supported]`)

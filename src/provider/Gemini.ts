@@ -30,12 +30,10 @@
  */
 import { Data, Result } from "effect"
 import type { JsonSchema } from "../internal/jsonSchema.ts"
-import { blockText } from "../internal/providerText.ts"
+import { blockText, definitionsOf, imageMediaType, type Tools } from "../internal/providerContent.ts"
 import type * as ToolCall from "../ToolCall.ts"
-import type { ToolDefinition } from "../ToolDefinition.ts"
 import type { ToolResult } from "../ToolResult.ts"
 import type * as ToolResultContent from "../ToolResultContent.ts"
-import * as ToolSet from "../ToolSet.ts"
 
 // ---------------------------------------------------------------------------
 // Schema subset
@@ -82,17 +80,17 @@ export interface Schema {
  *
  * @category errors
  */
-export class UnsupportedSchema extends Data.TaggedError("UnsupportedSchema")<{
+export class UnsupportedSchemaError extends Data.TaggedError("UnsupportedSchemaError")<{
   /** The tool whose parameters could not be compiled; empty when compiling a bare schema. */
-  readonly tool: string
+  readonly toolName: string
   readonly path: string
   readonly reason: string
   readonly message: string
 }> {}
 
-const unsupported = (tool: string, path: string, reason: string): UnsupportedSchema =>
-  new UnsupportedSchema({
-    tool,
+const unsupported = (tool: string, path: string, reason: string): UnsupportedSchemaError =>
+  new UnsupportedSchemaError({
+    toolName: tool,
     path,
     reason,
     message: `${tool === "" ? "" : `tool \`${tool}\`: `}schema at \`${path === "" ? "/" : path}\`: ${reason}`
@@ -263,7 +261,7 @@ const typeOf = (node: Node, path: string): Type => {
  * `format` (the ones Gemini documents), `pattern`, bounds and `default`. Keywords that only tighten what dispatch
  * validates anyway (`additionalProperties: false`, `multipleOf`, …) are dropped; anything that changes the shape
  * of valid values and has no equivalent (references, tuples, records, non-string enums, `not`, conditionals, an
- * untyped schema) fails with {@link UnsupportedSchema}.
+ * untyped schema) fails with {@link UnsupportedSchemaError}.
  *
  * @example
  * ```ts
@@ -275,7 +273,7 @@ const typeOf = (node: Node, path: string): Type => {
  *
  * @category constructors
  */
-export const compileSchema = (schema: JsonSchema, tool = ""): Result.Result<Schema, UnsupportedSchema> => {
+export const compileSchema = (schema: JsonSchema, tool = ""): Result.Result<Schema, UnsupportedSchemaError> => {
   try {
     return Result.succeed(compile(schema, ""))
   } catch (error) {
@@ -351,19 +349,19 @@ export interface DefinitionsOptions {
  * const set = ToolSet.make(Echo)
  *
  * const tool = Gemini.definitions(set) // { functionDeclarations: [{ name: "echo", …, parametersJsonSchema: … }] }
- * const legacy = Gemini.definitions(set, { schema: "openApi" }) // Result<Gemini.Tool<Gemini.OpenApiFunctionDeclaration>, Gemini.UnsupportedSchema>
+ * const legacy = Gemini.definitions(set, { schema: "openApi" }) // Result<Gemini.Tool<Gemini.OpenApiFunctionDeclaration>, Gemini.UnsupportedSchemaError>
  * ```
  *
  * @category constructors
  */
 export const definitions: {
-  (tools: ToolSet.Any | ReadonlyArray<ToolDefinition>, options?: { readonly schema?: "jsonSchema" | undefined }): Tool
+  (tools: Tools, options?: { readonly schema?: "jsonSchema" | undefined }): Tool
   (
-    tools: ToolSet.Any | ReadonlyArray<ToolDefinition>,
+    tools: Tools,
     options: { readonly schema: "openApi" }
-  ): Result.Result<Tool<OpenApiFunctionDeclaration>, UnsupportedSchema>
-} = ((tools: ToolSet.Any | ReadonlyArray<ToolDefinition>, options?: DefinitionsOptions) => {
-  const list = ToolSet.isToolSet(tools) ? ToolSet.definitions(tools) : tools
+  ): Result.Result<Tool<OpenApiFunctionDeclaration>, UnsupportedSchemaError>
+} = ((tools: Tools, options?: DefinitionsOptions) => {
+  const list = definitionsOf(tools)
   if (options?.schema !== "openApi") {
     return {
       functionDeclarations: list.map((definition) => ({
@@ -573,14 +571,6 @@ export const toolResults = (results: Iterable<ToolResult>, options?: ToolResults
   return { role: "user", parts }
 }
 
-// Base64 of each format's magic bytes: lets an image built without a media type still go out as an image.
-const imageSignatures: ReadonlyArray<readonly [string, string]> = [
-  ["iVBORw0KGgo", "image/png"],
-  ["/9j/", "image/jpeg"],
-  ["R0lGOD", "image/gif"],
-  ["UklGR", "image/webp"]
-]
-
 const renderBlock = (
   block: ToolResultContent.ToolResultContent,
   values: Array<unknown>,
@@ -605,7 +595,7 @@ const renderBlock = (
         return
       }
       const data = block.source.data
-      const mimeType = block.mediaType ?? imageSignatures.find(([prefix]) => data.startsWith(prefix))?.[1]
+      const mimeType = imageMediaType(block.mediaType, data)
       if (mimeType === undefined) values.push("[image omitted: its media type is unknown]")
       else media.push({ inlineData: { mimeType, data } })
       return

@@ -30,18 +30,13 @@
  */
 import { Data, Result } from "effect"
 import {
-  compile,
-  dataUrl,
-  definitionsOf,
-  imageMediaType,
-  isStrict,
+  callReader,
+  offeredTools,
   type ReadOptions,
-  strictResolver,
-  StrictSchemaError as StrictSchemaErrorClass,
-  toCall,
-  type Tools
+  type StrictOptions,
+  type StrictSchemaError
 } from "../internal/openAiStrict.ts"
-import { blockText, statusPrefix } from "../internal/providerText.ts"
+import { blockText, dataUrl, imageMediaType, statusPrefix, type Tools } from "../internal/providerContent.ts"
 import type * as ToolCall from "../ToolCall.ts"
 import type * as ToolDefinition from "../ToolDefinition.ts"
 import type { ToolResult } from "../ToolResult.ts"
@@ -141,31 +136,18 @@ export type Message = ToolMessage | UserMessage
 
 /**
  * A tool's parameters schema cannot be compiled for OpenAI strict mode; it names the tool, the JSON Pointer of the
- * refused node and the keyword.
+ * refused node and the keyword. The same class in both OpenAI adapters.
  *
  * @category errors
  */
-export const StrictSchemaError = StrictSchemaErrorClass
-
-/**
- * A tool's parameters schema cannot be compiled for OpenAI strict mode.
- *
- * @category errors
- */
-export type StrictSchemaError = StrictSchemaErrorClass
+export { StrictSchemaError } from "../internal/openAiStrict.ts"
 
 /**
  * Options of {@link definitions} and {@link toolCalls}.
  *
  * @category models
  */
-export interface DefinitionsOptions {
-  /**
-   * Strict mode for every tool. Without it, a tool is strict when its `strict` annotation says so. Pass the same
-   * value to {@link toolCalls}.
-   */
-  readonly strict?: boolean | undefined
-}
+export type DefinitionsOptions = StrictOptions
 
 /**
  * The request's `tools`, in order. Strict tools get their parameters compiled into OpenAI's strict subset: every
@@ -191,30 +173,13 @@ export interface DefinitionsOptions {
 export const definitions = (
   tools: Tools,
   options?: DefinitionsOptions
-): Result.Result<Array<FunctionTool>, StrictSchemaError> => {
-  const out: Array<FunctionTool> = []
-  for (const definition of definitionsOf(tools)) {
-    if (!isStrict(definition, options?.strict)) {
-      out.push({
-        type: "function",
-        function: { name: definition.name, description: definition.description, parameters: definition.parameters }
-      })
-      continue
-    }
-    const compiled = compile(definition)
-    if (Result.isFailure(compiled)) return Result.fail(compiled.failure)
-    out.push({
+): Result.Result<Array<FunctionTool>, StrictSchemaError> =>
+  Result.map(offeredTools(tools, options), (offered) =>
+    offered.map(({ description, name, parameters, strict }): FunctionTool => ({
       type: "function",
-      function: {
-        name: definition.name,
-        description: definition.description,
-        parameters: compiled.success.parameters,
-        strict: true
-      }
-    })
-  }
-  return Result.succeed(out)
-}
+      // Chat Completions defaults `strict` to false: it is stated only where it is on.
+      function: strict ? { name, description, parameters, strict } : { name, description, parameters }
+    })))
 
 // ---------------------------------------------------------------------------
 // Calls
@@ -225,16 +190,7 @@ export const definitions = (
  *
  * @category models
  */
-export interface ToolCallsOptions extends DefinitionsOptions {
-  /**
-   * The tools the request offered. With it, the arguments of strict tools are read back: `null` becomes absent for
-   * the properties that were optional, so the tool's Schema decodes them as absent.
-   */
-  readonly tools?: Tools | undefined
-  /** Argument limits, as given to `ToolSet.execute`: text beyond them is left for dispatch to report. */
-  readonly maxArgumentBytes?: number | undefined
-  readonly maxArgumentDepth?: number | undefined
-}
+export type ToolCallsOptions = ReadOptions
 
 /**
  * The function calls of an assistant message, in order, with their ids. Never fails: a missing `arguments` is read
@@ -265,12 +221,11 @@ export interface ToolCallsOptions extends DefinitionsOptions {
 export const toolCalls = (message: AssistantMessage, options?: ToolCallsOptions): Array<ToolCall.ToolCall> => {
   const entries = message.tool_calls
   if (entries === undefined || entries === null || entries.length === 0) return []
-  const readOptions: ReadOptions = options ?? {}
-  const resolve = strictResolver(readOptions)
+  const read = callReader(options)
   const calls: Array<ToolCall.ToolCall> = []
   for (const entry of entries) {
     if (entry.type !== "function" || entry.function === undefined) continue
-    calls.push(toCall(entry.id, entry.function.name, entry.function.arguments ?? "", resolve, readOptions))
+    calls.push(read(entry.id, entry.function.name, entry.function.arguments ?? ""))
   }
   return calls
 }
@@ -323,7 +278,8 @@ type Media = ToolResultContent.Image | ToolResultContent.Audio | ToolResultConte
 
 const mediaTypeOf = (block: Media): string =>
   block._tag === "Image"
-    ? imageMediaType(block.mediaType, block.source._tag === "Base64" ? block.source.data : undefined)
+    // PNG when neither the block nor the data tells: a data URL needs one, and a placeholder names one.
+    ? imageMediaType(block.mediaType, block.source._tag === "Base64" ? block.source.data : undefined) ?? "image/png"
     : block.mediaType
 
 const kindWord = (block: Media): string =>

@@ -30,18 +30,13 @@
  */
 import { Result } from "effect"
 import {
-  compile,
-  dataUrl,
-  definitionsOf,
-  imageMediaType,
-  isStrict,
+  callReader,
+  offeredTools,
   type ReadOptions,
-  strictResolver,
-  StrictSchemaError as StrictSchemaErrorClass,
-  toCall,
-  type Tools
+  type StrictOptions,
+  type StrictSchemaError
 } from "../internal/openAiStrict.ts"
-import { blockText, statusPrefix } from "../internal/providerText.ts"
+import { blockText, dataUrl, imageMediaType, prefixParts, statusPrefix, type Tools } from "../internal/providerContent.ts"
 import type * as ToolCall from "../ToolCall.ts"
 import type * as ToolDefinition from "../ToolDefinition.ts"
 import type { ToolResult } from "../ToolResult.ts"
@@ -124,31 +119,18 @@ export interface FunctionCallOutput {
 
 /**
  * A tool's parameters schema cannot be compiled for OpenAI strict mode; it names the tool, the JSON Pointer of the
- * refused node and the keyword. The same class as `OpenAiChat.StrictSchemaError`.
+ * refused node and the keyword. The same class in both OpenAI adapters.
  *
  * @category errors
  */
-export const StrictSchemaError = StrictSchemaErrorClass
-
-/**
- * A tool's parameters schema cannot be compiled for OpenAI strict mode.
- *
- * @category errors
- */
-export type StrictSchemaError = StrictSchemaErrorClass
+export { StrictSchemaError } from "../internal/openAiStrict.ts"
 
 /**
  * Options of {@link definitions} and {@link toolCalls}.
  *
  * @category models
  */
-export interface DefinitionsOptions {
-  /**
-   * Strict mode for every tool. Without it, a tool is strict when its `strict` annotation says so. Pass the same
-   * value to {@link toolCalls}.
-   */
-  readonly strict?: boolean | undefined
-}
+export type DefinitionsOptions = StrictOptions
 
 /**
  * The request's `tools`, in order, in the flat Responses shape. Strict tools get their parameters compiled into
@@ -174,31 +156,15 @@ export interface DefinitionsOptions {
 export const definitions = (
   tools: Tools,
   options?: DefinitionsOptions
-): Result.Result<Array<FunctionTool>, StrictSchemaError> => {
-  const out: Array<FunctionTool> = []
-  for (const definition of definitionsOf(tools)) {
-    if (!isStrict(definition, options?.strict)) {
-      out.push({
-        type: "function",
-        name: definition.name,
-        description: definition.description,
-        parameters: definition.parameters,
-        strict: false
-      })
-      continue
-    }
-    const compiled = compile(definition)
-    if (Result.isFailure(compiled)) return Result.fail(compiled.failure)
-    out.push({
+): Result.Result<Array<FunctionTool>, StrictSchemaError> =>
+  Result.map(offeredTools(tools, options), (offered) =>
+    offered.map(({ description, name, parameters, strict }): FunctionTool => ({
       type: "function",
-      name: definition.name,
-      description: definition.description,
-      parameters: compiled.success.parameters,
-      strict: true
-    })
-  }
-  return Result.succeed(out)
-}
+      name,
+      description,
+      parameters,
+      strict
+    })))
 
 // ---------------------------------------------------------------------------
 // Calls
@@ -209,16 +175,7 @@ export const definitions = (
  *
  * @category models
  */
-export interface ToolCallsOptions extends DefinitionsOptions {
-  /**
-   * The tools the request offered. With it, the arguments of strict tools are read back: `null` becomes absent for
-   * the properties that were optional, so the tool's Schema decodes them as absent.
-   */
-  readonly tools?: Tools | undefined
-  /** Argument limits, as given to `ToolSet.execute`: text beyond them is left for dispatch to report. */
-  readonly maxArgumentBytes?: number | undefined
-  readonly maxArgumentDepth?: number | undefined
-}
+export type ToolCallsOptions = ReadOptions
 
 const isFunctionCall = (item: OutputItem): item is FunctionCallItem => item.type === "function_call"
 
@@ -252,14 +209,13 @@ const nonEmptyString = (u: unknown): string | undefined => typeof u === "string"
  */
 export const toolCalls = (response: ResponseOutput, options?: ToolCallsOptions): Array<ToolCall.ToolCall> => {
   const items: ReadonlyArray<OutputItem> = "output" in response ? response.output : response
-  const readOptions: ReadOptions = options ?? {}
-  const resolve = strictResolver(readOptions)
+  const read = callReader(options)
   const calls: Array<ToolCall.ToolCall> = []
   for (const item of items) {
     if (!isFunctionCall(item)) continue
     const id = nonEmptyString(item.call_id) ?? nonEmptyString(item.id) ?? ""
     const name = typeof item.name === "string" ? item.name : ""
-    calls.push(toCall(id, name, item.arguments ?? "", resolve, readOptions))
+    calls.push(read(id, name, item.arguments ?? ""))
   }
   return calls
 }
@@ -275,7 +231,8 @@ const partOf = (block: ToolResultContent.ToolResultContent): OutputContent => {
     case "Image": {
       const image_url = block.source._tag === "Url"
         ? block.source.url
-        : dataUrl(imageMediaType(block.mediaType, block.source.data), block.source.data)
+        // A data URL needs a media type: PNG when neither the block nor the data tells.
+        : dataUrl(imageMediaType(block.mediaType, block.source.data) ?? "image/png", block.source.data)
       return block.detail === undefined
         ? { type: "input_image", image_url }
         : { type: "input_image", image_url, detail: block.detail }
@@ -299,10 +256,12 @@ const outputOf = (result: ToolResult): string | Array<OutputContent> => {
     return (prefix ?? "") + parts.map((part) => (part as { readonly text: string }).text).join("\n")
   }
   if (prefix === undefined) return parts
-  const first = parts[0]!
-  return first.type === "input_text"
-    ? [{ type: "input_text", text: prefix + first.text }, ...parts.slice(1)]
-    : [{ type: "input_text", text: prefix.trimEnd() }, ...parts]
+  return prefixParts(
+    prefix,
+    parts,
+    (part) => part.type === "input_text" ? part.text : undefined,
+    (text) => ({ type: "input_text", text })
+  )
 }
 
 /**

@@ -8,35 +8,14 @@ import type {
   ToolUseBlock
 } from "@anthropic-ai/sdk/resources/messages"
 import { describe, expect, expectTypeOf, it } from "@effect/vitest"
-import { Context, Effect, Option, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { CurrentUser, tools } from "../../examples/tools.ts"
 import * as Anthropic from "../../src/provider/Anthropic.ts"
 import * as Tool from "../../src/Tool.ts"
-import * as ToolExecutionError from "../../src/ToolExecutionError.ts"
 import * as ToolOutput from "../../src/ToolOutput.ts"
-import * as ToolResult from "../../src/ToolResult.ts"
 import * as ToolResultContent from "../../src/ToolResultContent.ts"
 import * as ToolSet from "../../src/ToolSet.ts"
-
-const pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
-
-const user = { id: "u_1", units: "metric" as const, balance: 100 }
-
-const resultOf = (
-  output: ToolOutput.ToolOutput,
-  status: ToolResult.Status = "success",
-  callId = "toolu_1"
-): ToolResult.ToolResult =>
-  ToolResult.make({
-    callId,
-    name: "some_tool",
-    arguments: {},
-    status,
-    output,
-    error: status === "error" || status === "denied" ? Option.some(ToolExecutionError.other("failed")) : Option.none(),
-    metadata: Context.empty(),
-    durationMs: 1
-  })
+import { pixel, resultOf, user } from "./fixtures.ts"
 
 const contentOf = (...blocks: Parameters<typeof ToolOutput.content>[0]) =>
   Anthropic.toolResults([resultOf(ToolOutput.content(blocks))]).content[0]!.content
@@ -78,6 +57,23 @@ describe("Anthropic", () => {
         input_schema: { type: "object", properties: {}, required: [], additionalProperties: false },
         strict: true
       })
+    })
+
+    it("the strict option makes every tool strict, whatever its annotation", () => {
+      const Loose = Tool.make("loose", {
+        description: "Loose",
+        parameters: Schema.Struct({}),
+        annotations: { strict: false },
+        call: () => Effect.succeed("ok")
+      })
+      const definitions = Anthropic.definitions(ToolSet.add(tools, Loose), { strict: true })
+      expect(definitions.map((tool) => [tool.name, tool.strict])).toStrictEqual([
+        ["add", true],
+        ["get_weather", true],
+        ["render_chart", true],
+        ["transfer_funds", true],
+        ["loose", true]
+      ])
     })
 
     it("accepts a list of definitions as well as a set", () => {
@@ -196,10 +192,10 @@ describe("Anthropic", () => {
 
     it("flags every status but success with is_error, and says denied or skipped in the text", () => {
       const message = Anthropic.toolResults([
-        resultOf(ToolOutput.text("done"), "success", "t1"),
-        resultOf(ToolOutput.text("it broke"), "error", "t2"),
-        resultOf(ToolOutput.text("not allowed"), "denied", "t3"),
-        resultOf(ToolOutput.one(ToolResultContent.imageBase64(pixel, "image/png")), "skipped", "t4")
+        resultOf(ToolOutput.text("done"), { status: "success", callId: "t1" }),
+        resultOf(ToolOutput.text("it broke"), { status: "error", callId: "t2" }),
+        resultOf(ToolOutput.text("not allowed"), { status: "denied", callId: "t3" }),
+        resultOf(ToolOutput.one(ToolResultContent.imageBase64(pixel, "image/png")), { status: "skipped", callId: "t4" })
       ])
       const sdk: MessageParam = message
       expect(sdk).toStrictEqual({

@@ -14,36 +14,14 @@ import {
   type Tool as SdkTool,
   type Type as SdkType
 } from "@google/genai"
-import { Context, Effect, Option, Result, Schema } from "effect"
+import { Effect, Result, Schema } from "effect"
 import { CurrentUser, tools } from "../../examples/tools.ts"
 import * as Gemini from "../../src/provider/Gemini.ts"
 import * as Tool from "../../src/Tool.ts"
-import * as ToolExecutionError from "../../src/ToolExecutionError.ts"
 import * as ToolOutput from "../../src/ToolOutput.ts"
-import * as ToolResult from "../../src/ToolResult.ts"
 import * as ToolResultContent from "../../src/ToolResultContent.ts"
 import * as ToolSet from "../../src/ToolSet.ts"
-
-const pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
-
-const user = { id: "u_1", units: "metric" as const, balance: 100 }
-
-const resultOf = (
-  output: ToolOutput.ToolOutput,
-  status: ToolResult.Status = "success",
-  callId = "call_1",
-  name = "some_tool"
-): ToolResult.ToolResult =>
-  ToolResult.make({
-    callId,
-    name,
-    arguments: {},
-    status,
-    output,
-    error: status === "error" || status === "denied" ? Option.some(ToolExecutionError.other("failed")) : Option.none(),
-    metadata: Context.empty(),
-    durationMs: 1
-  })
+import { pixel, resultOf, user } from "./fixtures.ts"
 
 const responseOf = (...blocks: Parameters<typeof ToolOutput.content>[0]) =>
   Gemini.toolResults([resultOf(ToolOutput.content(blocks))]).parts[0]
@@ -123,7 +101,7 @@ describe("Gemini", () => {
       }))
     })
 
-    it("fails with UnsupportedSchema naming the tool and the path when a tool cannot be expressed", () => {
+    it("fails with UnsupportedSchemaError naming the tool and the path when a tool cannot be expressed", () => {
       const Pair = Tool.make("pair", {
         description: "Takes a pair",
         parameters: Schema.Struct({ pair: Schema.Tuple([Schema.String, Schema.Int]) }),
@@ -131,8 +109,8 @@ describe("Gemini", () => {
       })
       const result = Gemini.definitions(ToolSet.add(tools, Pair), { schema: "openApi" })
       expect(Result.isFailure(result) && result.failure).toStrictEqual(
-        new Gemini.UnsupportedSchema({
-          tool: "pair",
+        new Gemini.UnsupportedSchemaError({
+          toolName: "pair",
           path: "/properties/pair/prefixItems",
           reason: "tuples (`prefixItems`) are not supported",
           message: "tool `pair`: schema at `/properties/pair/prefixItems`: tuples (`prefixItems`) are not supported"
@@ -245,17 +223,14 @@ describe("Gemini", () => {
   describe("toolResults", () => {
     it("builds what the SDK's own helpers build for the same response", () => {
       const content = Gemini.toolResults([
-        resultOf(ToolOutput.json({ temperature: 18 }), "success", "fc_1", "get_weather"),
+        resultOf(ToolOutput.json({ temperature: 18 }), { status: "success", callId: "fc_1", name: "get_weather" }),
         resultOf(
           ToolOutput.content([
             ToolResultContent.text("chart"),
             ToolResultContent.imageBase64(pixel, "image/png"),
             ToolResultContent.fileUrl("gs://bucket/r.pdf", "application/pdf")
           ]),
-          "success",
-          "fc_2",
-          "render_chart"
-        )
+          { status: "success", callId: "fc_2", name: "render_chart" })
       ])
       expect(content).toStrictEqual({
         role: "user",
@@ -334,9 +309,9 @@ describe("Gemini", () => {
 
     it("answers failures with error, denied and skipped with their status, and leaves generated ids out", () => {
       const content = Gemini.toolResults([
-        resultOf(ToolOutput.text("it broke"), "error", "fc_1", "a"),
-        resultOf(ToolOutput.text("not allowed"), "denied", "gemini_call_1", "b"),
-        resultOf(ToolOutput.json({ reason: "hook" }), "skipped", "gemini_call_2", "c")
+        resultOf(ToolOutput.text("it broke"), { status: "error", callId: "fc_1", name: "a" }),
+        resultOf(ToolOutput.text("not allowed"), { status: "denied", callId: "gemini_call_1", name: "b" }),
+        resultOf(ToolOutput.json({ reason: "hook" }), { status: "skipped", callId: "gemini_call_2", name: "c" })
       ])
       expect(content).toStrictEqual({
         role: "user",
@@ -352,11 +327,8 @@ describe("Gemini", () => {
       const results = [
         resultOf(
           ToolOutput.content([ToolResultContent.text("chart"), ToolResultContent.imageBase64(pixel, "image/png")]),
-          "success",
-          "fc_1",
-          "render_chart"
-        ),
-        resultOf(ToolOutput.text("ok"), "success", "fc_2", "add")
+          { status: "success", callId: "fc_1", name: "render_chart" }),
+        resultOf(ToolOutput.text("ok"), { status: "success", callId: "fc_2", name: "add" })
       ]
       const content = Gemini.toolResults(results, { media: "separate" })
       expect(content).toStrictEqual({
@@ -410,6 +382,7 @@ describe("Gemini", () => {
           }]
         }
         const modelContent = response.candidates![0]!.content!
+        const modelContentBefore = structuredClone(modelContent)
 
         const calls = Gemini.toolCalls(modelContent)
         const results = yield* ToolSet.executeAll(tools, calls).pipe(Effect.provideService(CurrentUser, user))
@@ -417,15 +390,7 @@ describe("Gemini", () => {
 
         expect(next).toStrictEqual([
           { role: "user", parts: [{ text: "Weather in Paris, pay Bob, chart." }] },
-          {
-            role: "model",
-            parts: [
-              { functionCall: { id: "fc_w", name: "get_weather", args: { city: "Paris" } }, thoughtSignature: "c2ln" },
-              { functionCall: { id: "fc_t", name: "transfer_funds", args: { to: "Bob", amount: "lots" } } },
-              { functionCall: { name: "get_stock_price", args: { symbol: "ACME" } } },
-              { functionCall: { id: "fc_c", name: "render_chart", args: { title: "Series", values: [1, 3, 2] } } }
-            ]
-          },
+          modelContentBefore,
           {
             role: "user",
             parts: [

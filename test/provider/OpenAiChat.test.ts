@@ -1,5 +1,5 @@
 import { assert, describe, expect, expectTypeOf, it } from "@effect/vitest"
-import { Context, Effect, Option, Result, Schema } from "effect"
+import { Effect, Result, Schema } from "effect"
 import type {
   ChatCompletionFunctionTool,
   ChatCompletionMessage,
@@ -17,38 +17,7 @@ import * as ToolOutput from "../../src/ToolOutput.ts"
 import * as ToolResult from "../../src/ToolResult.ts"
 import * as ToolResultContent from "../../src/ToolResultContent.ts"
 import * as ToolSet from "../../src/ToolSet.ts"
-
-const user = { id: "u1", units: "metric", balance: 100 } as const
-
-// A 1×1 transparent PNG, as examples/tools.ts renders it.
-const pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
-
-const resultOf = (
-  callId: string,
-  output: ToolOutput.ToolOutput,
-  status: ToolResult.Status = "success",
-  error?: ToolExecutionError.ToolExecutionError
-) =>
-  ToolResult.make({
-    callId,
-    name: "media",
-    arguments: {},
-    status,
-    output,
-    error: error === undefined ? Option.none() : Option.some(error),
-    metadata: Context.empty(),
-    durationMs: 0
-  })
-
-const Search = Tool.make("search", {
-  description: "Search the catalogue",
-  parameters: Schema.Struct({
-    query: Schema.String,
-    limit: Schema.optionalKey(Schema.Int)
-  }),
-  annotations: { strict: true },
-  call: ({ query, limit }) => Effect.succeed({ query, limit: limit ?? "none" })
-})
+import { pixel, resultOf, Search, user } from "./fixtures.ts"
 
 describe("OpenAiChat.definitions", () => {
   it("renders every tool as a function tool, in order, with its definition's schema and no strict flag", () => {
@@ -274,7 +243,7 @@ describe("OpenAiChat.toolResults media", () => {
   ])
 
   it("user-message: media go to one user message, files at a URL become links, unsupported audio a placeholder", () => {
-    expect(OpenAiChat.toolResults([resultOf("c1", blocks), resultOf("c2", ToolOutput.text("plain"))])).toStrictEqual([
+    expect(OpenAiChat.toolResults([resultOf(blocks, { callId: "c1", name: "media" }), resultOf(ToolOutput.text("plain"), { callId: "c2", name: "media" })])).toStrictEqual([
       {
         role: "tool",
         tool_call_id: "c1",
@@ -302,7 +271,7 @@ describe("OpenAiChat.toolResults media", () => {
   })
 
   it("placeholder: every medium is named, no base64 reaches the text", () => {
-    expect(OpenAiChat.toolResults([resultOf("c1", blocks)], { media: "placeholder" })).toStrictEqual([
+    expect(OpenAiChat.toolResults([resultOf(blocks, { callId: "c1", name: "media" })], { media: "placeholder" })).toStrictEqual([
       {
         role: "tool",
         tool_call_id: "c1",
@@ -320,13 +289,12 @@ describe("OpenAiChat.toolResults media", () => {
   })
 
   it("failed and skipped results say so in front of their output", () => {
-    const failed = resultOf(
-      "c1",
-      ToolOutput.text("tool execution timed out"),
-      "error",
-      ToolExecutionError.timeout()
-    )
-    expect(OpenAiChat.toolResults([failed, resultOf("c2", ToolOutput.text("skipped by policy"), "skipped")]))
+    const failed = resultOf(ToolOutput.text("tool execution timed out"), {
+      status: "error",
+      callId: "c1",
+      error: ToolExecutionError.timeout()
+    })
+    expect(OpenAiChat.toolResults([failed, resultOf(ToolOutput.text("skipped by policy"), { status: "skipped", callId: "c2" })]))
       .toStrictEqual([
         { role: "tool", tool_call_id: "c1", content: "Tool call failed (timeout): tool execution timed out" },
         { role: "tool", tool_call_id: "c2", content: "Tool call skipped: skipped by policy" }
@@ -341,7 +309,7 @@ describe("OpenAiChat types", () => {
     tool satisfies ChatCompletionFunctionTool
     tool satisfies ChatCompletionTool
     expectTypeOf(defs).toExtend<Array<ChatCompletionTool>>()
-    const toolMessage = OpenAiChat.toolResults([resultOf("c1", ToolOutput.text("x"))], { media: "placeholder" })[0]!
+    const toolMessage = OpenAiChat.toolResults([resultOf(ToolOutput.text("x"), { callId: "c1" })], { media: "placeholder" })[0]!
     toolMessage satisfies ChatCompletionToolMessageParam
     expectTypeOf(OpenAiChat.toolResults([])).toExtend<Array<ChatCompletionMessageParam>>()
     expectTypeOf(OpenAiChat.toolResults([], { media: "error" })).toExtend<

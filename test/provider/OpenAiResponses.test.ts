@@ -1,5 +1,5 @@
 import { describe, expect, expectTypeOf, it } from "@effect/vitest"
-import { Context, Effect, Option, Result, Schema } from "effect"
+import { Effect, Result } from "effect"
 import type {
   FunctionTool,
   Response,
@@ -8,40 +8,12 @@ import type {
 } from "openai/resources/responses/responses"
 import { CurrentUser, tools } from "../../examples/tools.ts"
 import * as OpenAiResponses from "../../src/provider/OpenAiResponses.ts"
-import * as Tool from "../../src/Tool.ts"
 import * as ToolDefinition from "../../src/ToolDefinition.ts"
 import * as ToolExecutionError from "../../src/ToolExecutionError.ts"
 import * as ToolOutput from "../../src/ToolOutput.ts"
-import * as ToolResult from "../../src/ToolResult.ts"
 import * as ToolResultContent from "../../src/ToolResultContent.ts"
 import * as ToolSet from "../../src/ToolSet.ts"
-
-const user = { id: "u1", units: "metric", balance: 100 } as const
-const pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
-
-const resultOf = (
-  callId: string,
-  output: ToolOutput.ToolOutput,
-  status: ToolResult.Status = "success",
-  error?: ToolExecutionError.ToolExecutionError
-) =>
-  ToolResult.make({
-    callId,
-    name: "media",
-    arguments: {},
-    status,
-    output,
-    error: error === undefined ? Option.none() : Option.some(error),
-    metadata: Context.empty(),
-    durationMs: 0
-  })
-
-const Search = Tool.make("search", {
-  description: "Search the catalogue",
-  parameters: Schema.Struct({ query: Schema.String, limit: Schema.optionalKey(Schema.Int) }),
-  annotations: { strict: true },
-  call: ({ query, limit }) => Effect.succeed({ query, limit: limit ?? "none" })
-})
+import { pixel, resultOf, Search, user } from "./fixtures.ts"
 
 describe("OpenAiResponses.definitions", () => {
   it("renders flat function tools in order, stating strict on every tool", () => {
@@ -173,7 +145,7 @@ describe("OpenAiResponses.toolResults", () => {
       ToolResultContent.resourceLink({ uri: "https://example.com/r", name: "report" }),
       ToolResultContent.audio("UklGRg==", "audio/wav")
     ])
-    expect(OpenAiResponses.toolResults([resultOf("c1", output)])).toStrictEqual([
+    expect(OpenAiResponses.toolResults([resultOf(output, { callId: "c1" })])).toStrictEqual([
       {
         type: "function_call_output",
         call_id: "c1",
@@ -192,7 +164,7 @@ describe("OpenAiResponses.toolResults", () => {
   it("a failed result with media says so in a text part before the media", () => {
     const error = ToolExecutionError.other("chart rendered partially")
     const output = ToolOutput.one(ToolResultContent.imageUrl("https://example.com/c.png"))
-    expect(OpenAiResponses.toolResults([resultOf("c1", output, "error", error)])).toStrictEqual([
+    expect(OpenAiResponses.toolResults([resultOf(output, { status: "error", callId: "c1", error })])).toStrictEqual([
       {
         type: "function_call_output",
         call_id: "c1",
@@ -210,7 +182,7 @@ describe("OpenAiResponses types", () => {
     const defs = Result.getOrThrow(OpenAiResponses.definitions(tools, { strict: true }))
     defs[0]! satisfies FunctionTool
     expectTypeOf(defs).toExtend<Array<FunctionTool>>()
-    const item = OpenAiResponses.toolResults([resultOf("c1", ToolOutput.text("x"))])[0]!
+    const item = OpenAiResponses.toolResults([resultOf(ToolOutput.text("x"), { callId: "c1" })])[0]!
     item satisfies ResponseInputItem.FunctionCallOutput
     expectTypeOf(OpenAiResponses.toolResults([])).toExtend<Array<ResponseInputItem>>()
     expectTypeOf<Response>().toExtend<OpenAiResponses.ResponseOutput>()

@@ -1,0 +1,29 @@
+import { Console, Effect, Schema } from "effect"
+import { Anthropic, Tool, ToolSet } from "../src/index.ts"
+
+const GetWeather = Tool.make("get_weather", {
+  description: "Current temperature in a city",
+  parameters: Schema.Struct({ city: Schema.String }),
+  call: ({ city }) => Effect.succeed({ city, temperature: 18 })
+})
+const tools = ToolSet.make(GetWeather)
+
+// 1. The request's `tools`.
+const definitions = Anthropic.definitions(tools)
+
+// 2. The assistant message's content, as `client.messages.create(…)` returns it: two parallel calls, one of them bad.
+const content = [
+  { type: "text", text: "Checking both cities." },
+  { type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Paris" } },
+  { type: "tool_use", id: "toolu_2", name: "get_weather", input: { town: "Oslo" } }
+]
+
+const program = Effect.gen(function*() {
+  const calls = Anthropic.toolCalls(content)
+  const results = yield* ToolSet.executeAll(tools, calls)
+  // 3. The next user message: one tool_result block per call, in order; the bad call has is_error: true.
+  const next = Anthropic.toolResults(results)
+  yield* Console.log(JSON.stringify({ tools: definitions, next }, null, 2))
+})
+
+Effect.runPromise(program)
