@@ -14,7 +14,8 @@
  * Everything a call can reuse is computed once per tool, in its `Plan`. Synchronous Schemas return an `Exit` from
  * their parser, so a pure tool never needs more than the one fiber `execute` already runs on.
  */
-import { Cause, Context, Duration, Effect, Exit, Option, Result, Schema, SchemaAST, Tracer } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Exit, Option, References, Result, Schema, SchemaAST, Tracer } from "effect"
+import { SchemaJITCompiler } from "effect/schema"
 import * as SchemaParser from "effect/SchemaParser"
 import type * as SchemaIssue from "effect/SchemaIssue"
 import type * as Tool from "../Tool.ts"
@@ -66,10 +67,12 @@ const decoderOf = (schema: Tool.AnySchema, onExcessProperty: "ignore" | "error")
     bySetting = { ignore: undefined, error: undefined }
     decoders.set(schema, bySetting)
   }
-  return bySetting[onExcessProperty] ??= SchemaParser.decodeUnknownEffect(Schema.toCodecJson(schema), {
-    errors: "all",
-    onExcessProperty
-  })
+  if (bySetting[onExcessProperty] === undefined) {
+    const codec = Schema.toCodecJson(schema)
+    SchemaJITCompiler.enable(codec.ast)
+    bySetting[onExcessProperty] = SchemaParser.decodeUnknownEffect(codec, { errors: "all", onExcessProperty })
+  }
+  return bySetting[onExcessProperty]
 }
 
 const encoderOf = (schema: Tool.AnySchema): NonNullable<Plan["encode"]> => {
@@ -83,6 +86,7 @@ const encoderOf = (schema: Tool.AnySchema): NonNullable<Plan["encode"]> => {
 
 const makeEncoder = (schema: Tool.AnySchema): NonNullable<Plan["encode"]> => {
   const codec = Schema.toCodecJson(schema)
+  SchemaJITCompiler.enable(SchemaAST.flip(codec.ast))
   const encodeEffect = SchemaParser.encodeUnknownEffect(codec, { errors: "all" })
   const checkJson = mayEncodeNonJson(SchemaAST.toEncoded(codec.ast))
   return (value) => {
@@ -181,37 +185,113 @@ export const dispatch = (
   options?: ExecuteOptions
 ): Effect.Effect<ToolResult, never, any> =>
   Effect.withFiber((fiber) => {
-    const startedAt = performance.now()
-    const plan = registry.byName.get(call.name)
-    const metrics = plan === undefined ? unknownToolMetrics : plan.metrics
-    const recorded = Effect.map(
-      plan === undefined
-        ? Effect.succeed(failed(call, parseArguments(call.arguments, limitsOf(options)).value, notFound(registry, call.name), startedAt))
-        : run(plan, call, options, startedAt),
-      (result) => {
-        metrics.record(result, fiber.context)
-        return result
-      }
-    )
-    // Effect's default tracer observes nothing: skip the span unless a tracing backend is installed.
-    if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return recorded
-    return Effect.useSpan(
-      `execute_tool ${call.name}`,
-      {
+    // Effect's default tracer observes nothing: the span is skipped unless a tracing backend is installed.
+    if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) {
+      return run(new Call(registry, call, options, fiber.context, undefined))
+    }
+    // The span is made by Effect (parent, sampling, propagation and span annotations as Effect decides) and ended
+    // by `finish` with the result, which saves the extra fiber steps of `Effect.useSpan` on every call. It becomes
+    // the parent of the tool's own spans when the tool runs (see runTool).
+    return Effect.flatMap(
+      Effect.makeSpan(`execute_tool ${call.name}`, {
         kind: "internal",
         attributes: {
           "gen_ai.operation.name": "execute_tool",
           "gen_ai.tool.name": call.name,
           "gen_ai.tool.call.id": call.id
         }
-      },
-      (span) =>
-        Effect.map(Effect.withParentSpan(recorded, span, { captureStackTrace: false }), (result) => {
-          annotateSpan(span, result)
-          return result
-        })
+      }),
+      (span) => {
+        const self = new Call(registry, call, options, fiber.context, span)
+        // The caller interrupting `execute` produces no result; the span still ends, as interrupted.
+        return Effect.onInterrupt(run(self), () => Effect.sync(() => self.endSpan(Exit.interrupt())))
+      }
     )
   })
+
+/**
+ * One call on its way through the pipeline: what every step needs, in one object, and the one place a result is
+ * built, so that every result is timed, counted and put on the span the same way.
+ */
+class Call {
+  readonly startedAt = performance.now()
+  readonly registry: Registry
+  readonly call: ToolCall.ToolCall
+  readonly options: ExecuteOptions | undefined
+  readonly fiberContext: Context.Context<never>
+  readonly span: Tracer.Span | undefined
+  /** The parsed arguments, once parsed; the raw input until then. */
+  args: unknown
+  constructor(
+    registry: Registry,
+    call: ToolCall.ToolCall,
+    options: ExecuteOptions | undefined,
+    fiberContext: Context.Context<never>,
+    span: Tracer.Span | undefined
+  ) {
+    this.registry = registry
+    this.call = call
+    this.options = options
+    this.fiberContext = fiberContext
+    this.span = span
+    this.args = call.arguments
+  }
+  finish(
+    plan: Plan | undefined,
+    status: ToolResult["status"],
+    output: ToolOutput.ToolOutput,
+    error: Option.Option<ToolExecutionError.ToolExecutionError>,
+    metadata: Context.Context<never>
+  ): ToolResult {
+    const result = new ToolResult({
+      callId: this.call.id,
+      name: this.call.name,
+      arguments: this.args,
+      status,
+      output,
+      error,
+      metadata,
+      durationMs: performance.now() - this.startedAt
+    })
+    ;(plan === undefined ? unknownToolMetrics : plan.metrics).record(result, this.fiberContext)
+    if (this.span !== undefined) {
+      annotateSpan(this.span, result)
+      this.endSpan(error._tag === "Some" ? Exit.fail(error.value) : Exit.succeed(result))
+    }
+    return result
+  }
+  endSpan(exit: Exit.Exit<unknown, unknown>): void {
+    const span = this.span
+    if (span === undefined || span.status._tag === "Ended") return
+    const timed = Context.get(this.fiberContext, References.TracerTimingEnabled)
+    span.end(timed ? Context.get(this.fiberContext, Clock.Clock).currentTimeNanosUnsafe() : 0n, exit)
+  }
+  fail(plan: Plan | undefined, error: ToolExecutionError.ToolExecutionError): ToolResult {
+    return this.finish(plan, error.refused ? "denied" : "error", error.modelOutput, Option.some(error), noMetadata)
+  }
+}
+
+const noMetadata: Context.Context<never> = Context.empty()
+
+/** Steps 1 to 3: look up, parse, decode. */
+const run = (self: Call): Effect.Effect<ToolResult, never, any> => {
+  const plan = self.registry.byName.get(self.call.name)
+  const parsed = parseArguments(self.call.arguments, limitsOf(self.options))
+  self.args = parsed.value
+  if (plan === undefined) return Effect.succeed(self.fail(undefined, notFound(self.registry, self.call.name)))
+  if (Result.isFailure(parsed.result)) {
+    const failure = parsed.result.failure
+    const message = failure._tag === "NotAnObject"
+      ? "tool arguments must be a JSON object"
+      : `failed to parse tool arguments: ${failure.reason}`
+    return Effect.succeed(self.fail(plan, ToolExecutionError.invalidArgs(message)))
+  }
+  const decoded = plan.decode(parsed.result.success)
+  // Synchronous Schemas answer with an Exit: no extra step for them.
+  return Exit.isExit(decoded)
+    ? runTool(self, plan, decoded as Exit.Exit<unknown, SchemaIssue.Issue>)
+    : Effect.flatMap(Effect.exit(decoded), (exit) => runTool(self, plan, exit))
+}
 
 /** How much of an unknown name a not_found message repeats: the name comes from the model and may be anything. */
 const maxEchoedNameLength = 64
@@ -225,26 +305,6 @@ const notFound = (registry: Registry, name: string): ToolExecutionError.ToolExec
   return ToolExecutionError.notFound(`tool \`${echoed}\` not found; ${available}`)
 }
 
-const run = (
-  plan: Plan,
-  call: ToolCall.ToolCall,
-  options: ExecuteOptions | undefined,
-  startedAt: number
-): Effect.Effect<ToolResult, never, any> => {
-  const parsed = parseArguments(call.arguments, limitsOf(options))
-  if (Result.isFailure(parsed.result)) {
-    const failure = parsed.result.failure
-    const message = failure._tag === "NotAnObject"
-      ? "tool arguments must be a JSON object"
-      : `failed to parse tool arguments: ${failure.reason}`
-    return Effect.succeed(failed(call, parsed.value, ToolExecutionError.invalidArgs(message), startedAt))
-  }
-  const decoded = plan.decode(parsed.result.success)
-  return Exit.isExit(decoded)
-    ? afterDecode(plan, call, parsed.value, decoded as Exit.Exit<unknown, SchemaIssue.Issue>, startedAt)
-    : Effect.flatMap(Effect.exit(decoded), (exit) => afterDecode(plan, call, parsed.value, exit, startedAt))
-}
-
 const limitsOf = (options: ExecuteOptions | undefined): JsonLimits =>
   options === undefined || (options.maxArgumentBytes === undefined && options.maxArgumentDepth === undefined)
     ? defaultLimits
@@ -253,35 +313,43 @@ const limitsOf = (options: ExecuteOptions | undefined): JsonLimits =>
       maxDepth: options.maxArgumentDepth ?? defaultLimits.maxDepth
     }
 
-const afterDecode = (
+/** Steps 4 to 6: run `call` with a fresh ToolContext under the tool's timeout, convert its output, build the result. */
+const runTool = (
+  self: Call,
   plan: Plan,
-  call: ToolCall.ToolCall,
-  args: unknown,
-  decoded: Exit.Exit<unknown, SchemaIssue.Issue>,
-  startedAt: number
+  decoded: Exit.Exit<unknown, SchemaIssue.Issue>
 ): Effect.Effect<ToolResult, never, any> => {
   if (Exit.isFailure(decoded)) {
     const issue = Cause.findErrorOption(decoded.cause)
     const error = Option.isSome(issue)
       ? ToolExecutionError.invalidArgs(`tool arguments did not match the schema:\n${formatIssues(issue.value)}`)
-      : ToolExecutionError.makeSafe("other", "decoding the tool arguments failed unexpectedly", Cause.squash(decoded.cause))
-    return Effect.succeed(failed(call, args, error, startedAt))
+      : ToolExecutionError.makeSafe(
+        "other",
+        "decoding the tool arguments failed unexpectedly",
+        Cause.squash(decoded.cause)
+      )
+    return Effect.succeed(self.fail(plan, error))
   }
-  const context = new CallContext(call.id, plan.tool.name)
   let program: Effect.Effect<unknown, unknown, any>
   try {
     program = plan.tool.call(decoded.value as never)
   } catch (defect) {
     // A `call` that throws before it returns an Effect is a defect like any other.
-    return Effect.succeed(failed(call, args, defectError(defect), startedAt))
+    return Effect.succeed(self.fail(plan, defectError(defect)))
   }
   if (!Effect.isEffect(program)) {
     // A runtime-built or JavaScript tool can return anything, a Promise say: that is a defect, not a dead dispatch.
-    return Effect.succeed(failed(call, args, defectError(new TypeError("the tool's call did not return an Effect")), startedAt))
+    return Effect.succeed(self.fail(plan, defectError(new TypeError("the tool's call did not return an Effect"))))
   }
+  const context = new CallContext(self.call.id, plan.tool.name)
+  // One context change per call: the ToolContext, and the call's span as the parent of the tool's own spans.
+  const span = self.span
   program = Effect.updateContext(
     program,
-    (outer: Context.Context<never>) => Context.add(outer, ToolContext, context) as Context.Context<any>
+    span === undefined
+      ? (outer: Context.Context<never>) => Context.add(outer, ToolContext, context) as Context.Context<any>
+      : (outer: Context.Context<never>) =>
+        Context.add(Context.add(outer, ToolContext, context), Tracer.ParentSpan, span) as Context.Context<any>
   )
   if (plan.timeoutMs !== undefined) {
     const timeoutMs = plan.timeoutMs
@@ -297,15 +365,21 @@ const afterDecode = (
       // an interruption, a defect) keeps none.
       const failure = Cause.findErrorOption(cause)
       const completed = Option.isSome(failure) && !(failure.value instanceof TimedOut)
-      return result(call, args, error.refused ? "denied" : "error", error.modelOutput, Option.some(error), context.seal(completed), startedAt)
+      return self.finish(plan, error.refused ? "denied" : "error", error.modelOutput, Option.some(error), context.seal(completed))
     },
     onSuccess: (value) => {
       const output = ToolOutput.fromReturn(value, plan.encode)
       if (Result.isFailure(output)) {
-        const error = ToolExecutionError.makeSafe("other", `tool \`${plan.tool.name}\` returned an output that cannot be encoded: ${output.failure}`)
-        return result(call, args, "error", error.modelOutput, Option.some(error), context.seal(false), startedAt)
+        context.seal(false)
+        return self.fail(
+          plan,
+          ToolExecutionError.makeSafe(
+            "other",
+            `tool \`${plan.tool.name}\` returned an output that cannot be encoded: ${output.failure}`
+          )
+        )
       }
-      return result(call, args, "success", output.success, Option.none(), context.seal(true), startedAt)
+      return self.finish(plan, "success", output.success, Option.none(), context.seal(true))
     }
   })
 }
@@ -342,31 +416,3 @@ const fromCause = (plan: Plan, cause: Cause.Cause<unknown>): ToolExecutionError.
 
 const defectError = (defect: unknown): ToolExecutionError.ToolExecutionError =>
   ToolExecutionError.makeSafe("other", `tool died with ${ToolExecutionError.describeError(defect)}`, defect)
-
-const failed = (
-  call: ToolCall.ToolCall,
-  args: unknown,
-  error: ToolExecutionError.ToolExecutionError,
-  startedAt: number
-): ToolResult =>
-  result(call, args, error.refused ? "denied" : "error", error.modelOutput, Option.some(error), Context.empty(), startedAt)
-
-const result = (
-  call: ToolCall.ToolCall,
-  args: unknown,
-  status: ToolResult["status"],
-  output: ToolOutput.ToolOutput,
-  error: Option.Option<ToolExecutionError.ToolExecutionError>,
-  metadata: Context.Context<never>,
-  startedAt: number
-): ToolResult =>
-  new ToolResult({
-    callId: call.id,
-    name: call.name,
-    arguments: args,
-    status,
-    output,
-    error,
-    metadata,
-    durationMs: performance.now() - startedAt
-  })

@@ -118,7 +118,8 @@ export const parseArguments = (input: unknown, limits: JsonLimits): ParsedArgume
       return parseFailure(input, `the arguments are larger than ${limits.maxBytes} bytes`)
     }
     if (input.trim() === "") return emptyObject()
-    if (textDepthExceeds(input, limits.maxDepth)) {
+    // Nesting needs one bracket a level, so text no longer than the limit cannot exceed it.
+    if (input.length > limits.maxDepth && textDepthExceeds(input, limits.maxDepth)) {
       return parseFailure(input, `the arguments are nested deeper than ${limits.maxDepth} levels`)
     }
     try {
