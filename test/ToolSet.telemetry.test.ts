@@ -61,6 +61,24 @@ const withFreshRegistry = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 
 describe("ToolSet telemetry", () => {
   describe("spans", () => {
+    it.effect("a span ends with a success exit for a success and a failure exit for a failed or denied call", () =>
+      Effect.gen(function*() {
+        const { spans, tracer } = makeRecorder()
+        const results = yield* ToolSet.executeAll(set, [
+          call("add", { left: 1, right: 2 }, "ok"),
+          call("add", { left: -1, right: 2 }, "limited"),
+          call("add", { left: 1, right: -2 }, "refused")
+        ]).pipe(Effect.withTracer(tracer))
+        const exits = spans
+          .filter((span) => span.name === "execute_tool add")
+          .map((span) => span.status._tag === "Ended" ? span.status.exit : undefined)
+        assert.deepStrictEqual(exits, [
+          Exit.succeed(results[0]),
+          Exit.fail(Option.getOrThrow(results[1]!.error)),
+          Exit.fail(Option.getOrThrow(results[2]!.error))
+        ])
+      }))
+
     it.effect("one execute_tool span per call, with the GenAI attributes and the status", () =>
       Effect.gen(function*() {
         const { spans, tracer } = makeRecorder()
