@@ -28,12 +28,21 @@ interface Instruments {
  * metrics without building attribute sets.
  */
 export class ToolMetrics {
+  // Success, by far the most common outcome, skips the map.
+  private success: Instruments | undefined = undefined
   private readonly byOutcome = new Map<string, Instruments>()
   private readonly toolName: string
   constructor(toolName: string) {
     this.toolName = toolName
   }
   record(result: ToolResult, context: Context.Context<never>): void {
+    const instruments = result.status === "success"
+      ? (this.success ??= this.instruments(result))
+      : this.instruments(result)
+    instruments.calls.updateUnsafe(1, context)
+    instruments.duration.updateUnsafe(result.durationMs, context)
+  }
+  private instruments(result: ToolResult): Instruments {
     const kind = result.error._tag === "Some" ? result.error.value.kind : undefined
     const key = kind === undefined ? result.status : `${result.status}:${kind}`
     let instruments = this.byOutcome.get(key)
@@ -56,8 +65,7 @@ export class ToolMetrics {
       }
       this.byOutcome.set(key, instruments)
     }
-    instruments.calls.updateUnsafe(1, context)
-    instruments.duration.updateUnsafe(result.durationMs, context)
+    return instruments
   }
 }
 
