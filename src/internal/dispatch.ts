@@ -341,6 +341,13 @@ const runTool = (
     // A runtime-built or JavaScript tool can return anything, a Promise say: that is a defect, not a dead dispatch.
     return Effect.succeed(self.fail(plan, defectError(new TypeError("the tool's call did not return an Effect"))))
   }
+  // A tool that answered with an Exit (`Effect.succeed`, `Effect.fail`) has already finished: nothing runs, so there
+  // is no context to provide, no timeout to arm and no metadata to keep.
+  if (Exit.isExit(program)) {
+    return Effect.succeed(
+      Exit.isSuccess(program) ? succeeded(self, plan, program.value, undefined) : failed(self, plan, program.cause, undefined)
+    )
+  }
   const context = new CallContext(self.call.id, plan.tool.name)
   // One context change per call: the ToolContext, and the call's span as the parent of the tool's own spans.
   const span = self.span
@@ -359,29 +366,36 @@ const runTool = (
     )
   }
   return Effect.matchCause(program, {
-    onFailure: (cause) => {
-      const error = fromCause(plan, cause)
-      // A call that completed with a typed failure keeps its metadata; one that did not complete (a dispatch timeout,
-      // an interruption, a defect) keeps none.
-      const failure = Cause.findErrorOption(cause)
-      const completed = Option.isSome(failure) && !(failure.value instanceof TimedOut)
-      return self.finish(plan, error.refused ? "denied" : "error", error.modelOutput, Option.some(error), context.seal(completed))
-    },
-    onSuccess: (value) => {
-      const output = ToolOutput.fromReturn(value, plan.encode)
-      if (Result.isFailure(output)) {
-        context.seal(false)
-        return self.fail(
-          plan,
-          ToolExecutionError.makeSafe(
-            "other",
-            `tool \`${plan.tool.name}\` returned an output that cannot be encoded: ${output.failure}`
-          )
-        )
-      }
-      return self.finish(plan, "success", output.success, Option.none(), context.seal(true))
-    }
+    onFailure: (cause) => failed(self, plan, cause, context),
+    onSuccess: (value) => succeeded(self, plan, value, context)
   })
+}
+
+/** Step 5 and 6 for a tool that succeeded: convert its output, keep its metadata. */
+const succeeded = (self: Call, plan: Plan, value: unknown, context: CallContext | undefined): ToolResult => {
+  const output = ToolOutput.fromReturn(value, plan.encode)
+  if (Result.isFailure(output)) {
+    context?.seal(false)
+    return self.fail(
+      plan,
+      ToolExecutionError.makeSafe(
+        "other",
+        `tool \`${plan.tool.name}\` returned an output that cannot be encoded: ${output.failure}`
+      )
+    )
+  }
+  return self.finish(plan, "success", output.success, Option.none(), context?.seal(true) ?? noMetadata)
+}
+
+/** Step 6 for a tool that failed: fold the cause into one error. */
+const failed = (self: Call, plan: Plan, cause: Cause.Cause<unknown>, context: CallContext | undefined): ToolResult => {
+  const error = fromCause(plan, cause)
+  // A call that completed with a typed failure keeps its metadata; one that did not complete (a dispatch timeout,
+  // an interruption, a defect) keeps none.
+  const failure = Cause.findErrorOption(cause)
+  const completed = Option.isSome(failure) && !(failure.value instanceof TimedOut)
+  const metadata = context?.seal(completed) ?? noMetadata
+  return self.finish(plan, error.refused ? "denied" : "error", error.modelOutput, Option.some(error), metadata)
 }
 
 /** The tool ran past its timeout: dispatch interrupted it. Never escapes dispatch. */
