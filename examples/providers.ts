@@ -8,10 +8,7 @@ const GetWeather = Tool.make("get_weather", {
 })
 const tools = ToolSet.make(GetWeather)
 
-// 1. The request's `tools`.
-const definitions = Anthropic.definitions(tools)
-
-// 2. The assistant message's content, as `client.messages.create(…)` returns it: two parallel calls, one of them bad.
+// The assistant message's content, as `client.messages.create(…)` returns it: two parallel calls, one of them bad.
 const content = [
   { type: "text", text: "Checking both cities." },
   { type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Paris" } },
@@ -19,9 +16,11 @@ const content = [
 ]
 
 const program = Effect.gen(function*() {
+  // The request's `tools` (a Result: strict tools can fail to compile).
+  const definitions = yield* Effect.fromResult(Anthropic.definitions(tools))
   const calls = Anthropic.toolCalls(content)
   const results = yield* ToolSet.executeAll(tools, calls)
-  // 3. The next user message: one tool_result block per call, in order; the bad call has is_error: true.
+  // The next user message: one tool_result block per call, in order; the bad call has is_error: true.
   const next = Anthropic.toolResults(results)
   yield* Console.log(JSON.stringify({ tools: definitions, next }, null, 2))
 })

@@ -8,7 +8,7 @@ import type { Duration, Effect, Schema } from "effect"
 import { Predicate } from "effect"
 import { type Pipeable, pipeArguments } from "effect/Pipeable"
 import * as ToolDefinition from "./ToolDefinition.ts"
-import type { ToolContext } from "./ToolContext.ts"
+import type { MissingToolContext, ToolContext } from "./ToolContext.ts"
 import * as ToolExecutionError from "./ToolExecutionError.ts"
 
 const TypeId = "~effect-llm-tools/Tool" as const
@@ -151,6 +151,15 @@ const Proto = {
 }
 
 /**
+ * What a tool's `call` may fail with when it declares a `failure` Schema: that Schema's type, or errors dispatch
+ * handles itself (a `ToolExecutionError`, a `MissingToolContext`). Without a `failure` Schema, anything.
+ *
+ * @category models
+ */
+export type DeclaredFailure<F extends Schema.Top> = [F] extends [never] ? unknown
+  : F["Type"] | ToolExecutionError.ToolExecutionError | MissingToolContext
+
+/**
  * Defines a tool.
  *
  * @example
@@ -178,10 +187,10 @@ export const make = <
   const Name extends string,
   P extends AnySchema,
   A,
-  E = never,
+  F extends Schema.Top = never,
+  E extends DeclaredFailure<F> = never,
   R = never,
-  S extends AnySchema = never,
-  F extends Schema.Top = never
+  S extends AnySchema = never
 >(name: Name, options: {
   readonly description: string
   /** The arguments. Use `Schema.Struct({})` for a tool that takes none. */

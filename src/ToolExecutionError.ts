@@ -9,8 +9,9 @@
  *
  * @since 0.1.0
  */
-import { Data, Predicate, Redacted, Schema } from "effect"
+import { Data, Redacted, Schema } from "effect"
 import { dual } from "effect/Function"
+import { describeError } from "./internal/describe.ts"
 import * as ToolOutput from "./ToolOutput.ts"
 
 /**
@@ -178,23 +179,59 @@ export const makeSafe = (kind: ToolErrorKind, message: string, cause?: unknown):
     cause: cause === undefined ? undefined : Redacted.make(cause)
   })
 
-/** @category constructors */
+/**
+ * The arguments were wrong; `message` tells the model what to fix.
+ *
+ * @category constructors
+ */
 export const invalidArgs = (message: string): ToolExecutionError => make("invalid_args", message)
-/** @category constructors */
+/**
+ * The tool ran out of time; `message` (the kind's default if omitted) is what the model sees.
+ *
+ * @category constructors
+ */
 export const timeout = (message: string = safeDefaults.timeout): ToolExecutionError => make("timeout", message)
-/** @category constructors */
+/**
+ * The call was cancelled; `message` (the kind's default if omitted) is what the model sees.
+ *
+ * @category constructors
+ */
 export const cancelled = (message: string = safeDefaults.cancelled): ToolExecutionError => make("cancelled", message)
-/** @category constructors */
+/**
+ * What the tool looked for does not exist; `message` tells the model what does.
+ *
+ * @category constructors
+ */
 export const notFound = (message: string): ToolExecutionError => make("not_found", message)
-/** @category constructors */
+/**
+ * The tool failed for lack of permission (status `error`; see {@link refused} for a deliberate refusal).
+ *
+ * @category constructors
+ */
 export const permissionDenied = (message: string): ToolExecutionError => make("permission_denied", message)
-/** @category constructors */
+/**
+ * The tool, or its upstream, is rate limited; retryable by default.
+ *
+ * @category constructors
+ */
 export const rateLimited = (message: string): ToolExecutionError => make("rate_limited", message)
-/** @category constructors */
+/**
+ * The service behind the tool failed.
+ *
+ * @category constructors
+ */
 export const provider = (message: string): ToolExecutionError => make("provider", message)
-/** @category constructors */
+/**
+ * The tool could not reach its upstream service; retryable by default.
+ *
+ * @category constructors
+ */
 export const network = (message: string): ToolExecutionError => make("network", message)
-/** @category constructors */
+/**
+ * Any other failure, with a message the model sees.
+ *
+ * @category constructors
+ */
 export const other = (message: string): ToolExecutionError => make("other", message)
 
 /**
@@ -216,19 +253,6 @@ export const refused = (message: string): ToolExecutionError =>
 export const fromError = (error: unknown): ToolExecutionError => {
   if (isToolExecutionError(error)) return error
   return makeSafe("other", `tool failed with ${describeError(error)}`, error)
-}
-
-/**
- * A name for an error that says what it is without its contents: its tag or class name.
- *
- * @internal
- */
-export const describeError = (error: unknown): string => {
-  if (Predicate.hasProperty(error, "_tag") && typeof error._tag === "string") return error._tag
-  if (error instanceof Error) return error.name
-  if (error === null) return "null"
-  if (typeof error === "object") return error.constructor?.name ?? "an object"
-  return `a ${typeof error}`
 }
 
 /**
@@ -281,19 +305,31 @@ export const withModelFeedback: {
 export const redact = (self: ToolExecutionError): ToolExecutionError =>
   update(self, { modelOutput: safeOutputs[self.kind] })
 
-/** @category combinators */
+/**
+ * Says whether the call is worth retrying.
+ *
+ * @category combinators
+ */
 export const withRetryable: {
   (retryable: boolean): (self: ToolExecutionError) => ToolExecutionError
   (self: ToolExecutionError, retryable: boolean): ToolExecutionError
 } = dual(2, (self: ToolExecutionError, retryable: boolean) => update(self, { retryable }))
 
-/** @category combinators */
+/**
+ * Attaches a machine-readable code for hosts (never shown to the model by the library).
+ *
+ * @category combinators
+ */
 export const withCode: {
   (code: string): (self: ToolExecutionError) => ToolExecutionError
   (self: ToolExecutionError, code: string): ToolExecutionError
 } = dual(2, (self: ToolExecutionError, code: string) => update(self, { code }))
 
-/** @category combinators */
+/**
+ * Attaches the HTTP status of the upstream failure, for hosts.
+ *
+ * @category combinators
+ */
 export const withHttpStatus: {
   (status: number): (self: ToolExecutionError) => ToolExecutionError
   (self: ToolExecutionError, status: number): ToolExecutionError

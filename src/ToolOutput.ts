@@ -135,14 +135,15 @@ const renderBlock = (block: ToolResultContent.ToolResultContent): string => {
  *    into one Json block; with no `encode`, the value must already be JSON (`undefined` object fields are dropped,
  *    as JSON does).
  *
- * Fails with the reason, for operators, when the value cannot be encoded.
+ * Fails with the reason, for operators, when the value cannot be encoded: the encoder's failure, or a string
+ * naming the path of the first value that is not JSON.
  *
  * @category constructors
  */
-export const fromReturn = (
+export const fromReturn = <E = string>(
   value: unknown,
-  encode?: (value: unknown) => Result.Result<Schema.Json, string>
-): Result.Result<ToolOutput, string> => {
+  encode?: (value: unknown) => Result.Result<Schema.Json, E>
+): Result.Result<ToolOutput, E | string> => {
   // A plain object is neither an output nor a block (both are class instances): go straight to step 4.
   if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype) {
     if (isToolOutput(value)) return Result.succeed(value)
@@ -155,5 +156,6 @@ export const fromReturn = (
       return Result.succeed(new ToolOutput(value as unknown as Arr.NonEmptyReadonlyArray<ToolResultContent.Json>))
     }
   }
-  return Result.map(encode === undefined ? toJsonValue(value) : encode(value), json)
+  const encoded: Result.Result<Schema.Json, E | string> = encode === undefined ? toJsonValue(value) : encode(value)
+  return Result.map(encoded, json)
 }

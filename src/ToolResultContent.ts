@@ -207,33 +207,53 @@ const blockSchema = <Fields extends Schema.Struct.Fields, C extends new(fields: 
   )
 
 /**
- * The Schema of each block class, encoding to a tagged struct.
+ * The Schema of a Text block. Each block Schema encodes its class to a tagged struct and decodes it back.
  *
  * @category schemas
  */
 export const TextSchema = blockSchema(Text, "Text", { text: Schema.String })
 
-/** @category schemas */
+/**
+ * The Schema of a Json block.
+ *
+ * @category schemas
+ */
 export const JsonSchema = blockSchema(Json, "Json", { value: Schema.Json })
 
-/** @category schemas */
+/**
+ * The Schema of an Image block.
+ *
+ * @category schemas
+ */
 export const ImageSchema = blockSchema(Image, "Image", {
   source: SourceSchema,
   mediaType: optional(Schema.String),
   detail: optional(Schema.Literals(["auto", "low", "high"]))
 })
 
-/** @category schemas */
+/**
+ * The Schema of an Audio block.
+ *
+ * @category schemas
+ */
 export const AudioSchema = blockSchema(Audio, "Audio", { data: Schema.String, mediaType: Schema.String })
 
-/** @category schemas */
+/**
+ * The Schema of a File block.
+ *
+ * @category schemas
+ */
 export const FileSchema = blockSchema(File, "File", {
   source: SourceSchema,
   mediaType: Schema.String,
   filename: optional(Schema.String)
 })
 
-/** @category schemas */
+/**
+ * The Schema of a ResourceLink block.
+ *
+ * @category schemas
+ */
 export const ResourceLinkSchema = blockSchema(ResourceLink, "ResourceLink", {
   uri: Schema.String,
   name: Schema.String,

@@ -16,6 +16,12 @@ import type * as ToolCall from "./ToolCall.ts"
 import * as ToolDefinition from "./ToolDefinition.ts"
 import type { ToolResult } from "./ToolResult.ts"
 
+/**
+ * Per-call options of {@link execute}: limits on the argument JSON (`maxArgumentBytes`, default 1 MiB;
+ * `maxArgumentDepth`, default 64). A limit that is not a whole number of zero or more is ignored.
+ *
+ * @category models
+ */
 export type { ExecuteOptions }
 
 const TypeId = "~effect-llm-tools/ToolSet" as const

@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Schema } from "effect"
 import { Add } from "../examples/tools.ts"
 import { Tool, ToolResult, ToolSet } from "../src/index.ts"
+import { withoutNegativeZero } from "./support/json.ts"
 
 const options = { arbitrary: { runs: 200 } }
 
@@ -91,17 +92,6 @@ describe("arguments generated from the parameters Schema", () => {
     levels: Schema.Array(Schema.Struct({ depth: Schema.Int, kind: Schema.Literal("leaf") }))
   })
   const encode = Schema.encodeSync(Schema.toCodecJson(Params))
-
-  // JSON has no negative zero: `JSON.stringify(-0)` is "0", and the Int arbitrary does generate -0. That is the one
-  // change the JSON text round trip may make; everything else must reach `call` exactly as generated.
-  const withoutNegativeZero = (value: unknown): unknown => {
-    if (Object.is(value, -0)) return 0
-    if (Array.isArray(value)) return value.map(withoutNegativeZero)
-    if (typeof value === "object" && value !== null) {
-      return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, withoutNegativeZero(field)]))
-    }
-    return value
-  }
 
   const received: Array<unknown> = []
   const Recorder = Tool.make("recorder", {

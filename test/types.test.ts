@@ -186,6 +186,34 @@ describe("types", () => {
     })
   })
 
+  it("a tool with a failure Schema cannot fail with an error it did not declare", () => {
+    class Undeclared extends Schema.TaggedError<Undeclared>()("Undeclared", {}) {}
+    Tool.make("declared_only", {
+      description: "Fails only as declared",
+      parameters: Schema.Struct({}),
+      failure: Overflow,
+      call: () =>
+        Effect.gen(function*() {
+          // Errors dispatch handles itself stay allowed next to the declared one.
+          yield* ToolContext.require(CurrentUser)
+          if (Math.random() > 2) return yield* ToolExecutionError.other("folded by the author")
+          return yield* new Overflow({ limit: 1 })
+        })
+    })
+    Tool.make("undeclared", {
+      description: "Fails with something else",
+      parameters: Schema.Struct({}),
+      failure: Overflow,
+      // @ts-expect-error Undeclared is not the failure Schema's type
+      call: () => Effect.fail(new Undeclared())
+    })
+    Tool.make("anything_goes", {
+      description: "Without a failure Schema any error is allowed",
+      parameters: Schema.Struct({}),
+      call: () => Effect.fail(new Undeclared())
+    })
+  })
+
   it("the service of a layer keeps the per-call requirements only", () => {
     class Tools extends Context.Service<Tools, ToolSet.Service<CurrentUser>>()("app/Tools") {}
     const layer = ToolSet.toLayer(Tools, ToolSet.make(Add, Lookup))

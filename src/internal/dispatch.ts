@@ -20,10 +20,12 @@ import * as SchemaParser from "effect/SchemaParser"
 import type * as SchemaIssue from "effect/SchemaIssue"
 import type * as Tool from "../Tool.ts"
 import type * as ToolCall from "../ToolCall.ts"
-import { CallContext, MissingToolContext, ToolContext } from "../ToolContext.ts"
+import { MissingToolContext, ToolContext } from "../ToolContext.ts"
+import { CallContext } from "./callContext.ts"
 import * as ToolExecutionError from "../ToolExecutionError.ts"
 import * as ToolOutput from "../ToolOutput.ts"
 import { ToolResult } from "../ToolResult.ts"
+import { describeError } from "./describe.ts"
 import { formatIssues } from "./issues.ts"
 import { defaultLimits, type JsonLimits, parseArguments, toJsonValue } from "./json.ts"
 import { annotateSpan, ToolMetrics, unknownToolName } from "./telemetry.ts"
@@ -36,12 +38,18 @@ export interface ExecuteOptions {
   readonly maxArgumentDepth?: number | undefined
 }
 
+/** Why an output could not be encoded: the reason for operators, and what was thrown, if anything. */
+interface EncodeFailure {
+  readonly reason: string
+  readonly cause?: unknown
+}
+
 /** What dispatch reuses across the calls of one tool. */
 interface Plan {
   readonly tool: Tool.Any
   readonly decode: (input: unknown) => Effect.Effect<unknown, SchemaIssue.Issue>
   /** Encodes a return value with the `success` Schema's JSON codec, into JSON. */
-  readonly encode: ((value: unknown) => Result.Result<Schema.Json, string>) | undefined
+  readonly encode: ((value: unknown) => Result.Result<Schema.Json, EncodeFailure>) | undefined
   readonly timeoutMs: number | undefined
   readonly metrics: ToolMetrics
 }
@@ -87,20 +95,23 @@ const encoderOf = (schema: Tool.AnySchema): NonNullable<Plan["encode"]> => {
 const makeEncoder = (schema: Tool.AnySchema): NonNullable<Plan["encode"]> => {
   const codec = Schema.toCodecJson(schema)
   SchemaJITCompiler.enable(SchemaAST.flip(codec.ast))
-  const encodeEffect = SchemaParser.encodeUnknownEffect(codec, { errors: "all" })
+  const options = { errors: "all" } as const
+  const encodeEffect = SchemaParser.encodeUnknownEffect(codec, options)
+  const encodeExit = SchemaParser.encodeUnknownExit(codec, options)
   const checkJson = mayEncodeNonJson(SchemaAST.toEncoded(codec.ast))
   return (value) => {
-    const exit = encodeEffect(value)
-    if (!Exit.isExit(exit)) {
-      return Result.fail("the success Schema encodes asynchronously; outputs must encode synchronously")
+    // The parser answers a plain successful encoding with an Exit; anything else (a failure, an async step) goes
+    // through its synchronous runner, which reports an async encoding as an issue.
+    const first = encodeEffect(value)
+    const exit = Exit.isExit(first) ? first : encodeExit(value)
+    if (Exit.isSuccess(exit)) {
+      if (!checkJson) return Result.succeed(exit.value as Schema.Json)
+      return Result.mapError(toJsonValue(exit.value), (reason) => ({ reason }))
     }
-    if (Exit.isSuccess(exit)) return checkJson ? toJsonValue(exit.value) : Result.succeed(exit.value as Schema.Json)
     const issue = Cause.findErrorOption(exit.cause as Cause.Cause<SchemaIssue.Issue>)
-    return Result.fail(
-      Option.isSome(issue)
-        ? `the output does not match the success Schema:\n${formatIssues(issue.value)}`
-        : "the success Schema failed to encode the output"
-    )
+    return Option.isSome(issue)
+      ? Result.fail({ reason: `the output does not match the success Schema:\n${formatIssues(issue.value)}` })
+      : Result.fail({ reason: "encoding with the success Schema failed", cause: Cause.squash(exit.cause) })
   }
 }
 
@@ -185,29 +196,35 @@ export const dispatch = (
   options?: ExecuteOptions
 ): Effect.Effect<ToolResult, never, any> =>
   Effect.withFiber((fiber) => {
+    const self = new Call(registry, call, options, fiber.context)
     // Effect's default tracer observes nothing: the span is skipped unless a tracing backend is installed.
-    if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) {
-      return run(new Call(registry, call, options, fiber.context, undefined))
-    }
+    if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return run(self)
     // The span is made by Effect (parent, sampling, propagation and span annotations as Effect decides) and ended
     // by `finish` with the result, which saves the extra fiber steps of `Effect.useSpan` on every call. It becomes
     // the parent of the tool's own spans when the tool runs (see runTool).
+    const name = bounded(self.name)
     return Effect.flatMap(
-      Effect.makeSpan(`execute_tool ${call.name}`, {
+      Effect.makeSpan(`execute_tool ${name}`, {
         kind: "internal",
         attributes: {
           "gen_ai.operation.name": "execute_tool",
-          "gen_ai.tool.name": call.name,
-          "gen_ai.tool.call.id": call.id
+          "gen_ai.tool.name": name,
+          "gen_ai.tool.call.id": self.id
         }
       }),
       (span) => {
-        const self = new Call(registry, call, options, fiber.context, span)
+        self.span = span
         // The caller interrupting `execute` produces no result; the span still ends, as interrupted.
         return Effect.onInterrupt(run(self), () => Effect.sync(() => self.endSpan(Exit.interrupt())))
       }
     )
   })
+
+/** How much of a name the model sent a message or a span repeats: the name may be anything, of any length. */
+const maxEchoedNameLength = 64
+
+const bounded = (name: string): string =>
+  name.length > maxEchoedNameLength ? `${name.slice(0, maxEchoedNameLength)}…` : name
 
 /**
  * One call on its way through the pipeline: what every step needs, in one object, and the one place a result is
@@ -216,25 +233,35 @@ export const dispatch = (
 class Call {
   readonly startedAt = performance.now()
   readonly registry: Registry
-  readonly call: ToolCall.ToolCall
   readonly options: ExecuteOptions | undefined
   readonly fiberContext: Context.Context<never>
-  readonly span: Tracer.Span | undefined
-  /** The parsed arguments, once parsed; the raw input until then. */
+  readonly id: string
+  readonly name: string
+  span: Tracer.Span | undefined = undefined
+  /** The raw arguments; once parsed, the parsed value (or the raw text when parsing failed). */
   args: unknown
   constructor(
     registry: Registry,
     call: ToolCall.ToolCall,
     options: ExecuteOptions | undefined,
-    fiberContext: Context.Context<never>,
-    span: Tracer.Span | undefined
+    fiberContext: Context.Context<never>
   ) {
     this.registry = registry
-    this.call = call
     this.options = options
     this.fiberContext = fiberContext
-    this.span = span
-    this.args = call.arguments
+    // The call comes from a model through an adapter, or from JavaScript: read it once, and make do with what is
+    // readable. A missing or non-string id or name is empty (an unknown tool), never a dead dispatch.
+    let id: unknown, name: unknown, args: unknown
+    try {
+      id = call.id
+      name = call.name
+      args = call.arguments
+    } catch {
+      // An unreadable call: nothing of it is trusted.
+    }
+    this.id = typeof id === "string" ? id : ""
+    this.name = typeof name === "string" ? name : ""
+    this.args = args
   }
   finish(
     plan: Plan | undefined,
@@ -244,8 +271,8 @@ class Call {
     metadata: Context.Context<never>
   ): ToolResult {
     const result = new ToolResult({
-      callId: this.call.id,
-      name: this.call.name,
+      callId: this.id,
+      name: this.name,
       arguments: this.args,
       status,
       output,
@@ -275,10 +302,10 @@ const noMetadata: Context.Context<never> = Context.empty()
 
 /** Steps 1 to 3: look up, parse, decode. */
 const run = (self: Call): Effect.Effect<ToolResult, never, any> => {
-  const plan = self.registry.byName.get(self.call.name)
-  const parsed = parseArguments(self.call.arguments, limitsOf(self.options))
+  const plan = self.registry.byName.get(self.name)
+  const parsed = parseArguments(self.args, limitsOf(self.options))
   self.args = parsed.value
-  if (plan === undefined) return Effect.succeed(self.fail(undefined, notFound(self.registry, self.call.name)))
+  if (plan === undefined) return Effect.succeed(self.fail(undefined, notFound(self.registry, self.name)))
   if (Result.isFailure(parsed.result)) {
     const failure = parsed.result.failure
     const message = failure._tag === "NotAnObject"
@@ -293,25 +320,24 @@ const run = (self: Call): Effect.Effect<ToolResult, never, any> => {
     : Effect.flatMap(Effect.exit(decoded), (exit) => runTool(self, plan, exit))
 }
 
-/** How much of an unknown name a not_found message repeats: the name comes from the model and may be anything. */
-const maxEchoedNameLength = 64
-
 const notFound = (registry: Registry, name: string): ToolExecutionError.ToolExecutionError => {
-  const shown = String(name)
-  const echoed = shown.length > maxEchoedNameLength ? `${shown.slice(0, maxEchoedNameLength)}…` : shown
   const listed = registry.names.slice(0, maxListedNames).map((name) => `\`${name}\``).join(", ")
   const more = registry.names.length > maxListedNames ? `, and ${registry.names.length - maxListedNames} more` : ""
   const available = registry.names.length === 0 ? "no tools are available" : `available tools: ${listed}${more}`
-  return ToolExecutionError.notFound(`tool \`${echoed}\` not found; ${available}`)
+  return ToolExecutionError.notFound(`tool \`${bounded(name)}\` not found; ${available}`)
 }
 
 const limitsOf = (options: ExecuteOptions | undefined): JsonLimits =>
   options === undefined || (options.maxArgumentBytes === undefined && options.maxArgumentDepth === undefined)
     ? defaultLimits
     : {
-      maxBytes: options.maxArgumentBytes ?? defaultLimits.maxBytes,
-      maxDepth: options.maxArgumentDepth ?? defaultLimits.maxDepth
+      maxBytes: limit(options.maxArgumentBytes, defaultLimits.maxBytes),
+      maxDepth: limit(options.maxArgumentDepth, defaultLimits.maxDepth)
     }
+
+/** A limit the host set: a whole number of zero or more; anything else (NaN, a negative, a string) is the default. */
+const limit = (value: number | undefined, fallback: number): number =>
+  typeof value === "number" && value >= 0 && Number.isFinite(value) ? Math.floor(value) : fallback
 
 /** Steps 4 to 6: run `call` with a fresh ToolContext under the tool's timeout, convert its output, build the result. */
 const runTool = (
@@ -348,7 +374,7 @@ const runTool = (
       Exit.isSuccess(program) ? succeeded(self, plan, program.value, undefined) : failed(self, plan, program.cause, undefined)
     )
   }
-  const context = new CallContext(self.call.id, plan.tool.name)
+  const context = new CallContext(self.id, plan.tool.name)
   // One context change per call: the ToolContext, and the call's span as the parent of the tool's own spans.
   const span = self.span
   program = Effect.updateContext(
@@ -372,30 +398,54 @@ const runTool = (
 }
 
 /** Step 5 and 6 for a tool that succeeded: convert its output, keep its metadata. */
-const succeeded = (self: Call, plan: Plan, value: unknown, context: CallContext | undefined): ToolResult => {
-  const output = ToolOutput.fromReturn(value, plan.encode)
-  if (Result.isFailure(output)) {
+const succeeded = (self: Call, plan: Plan, value: unknown, context: CallContext | undefined): ToolResult =>
+  inspecting(self, plan, context, () => {
+    const output = ToolOutput.fromReturn(value, plan.encode)
+    if (Result.isFailure(output)) {
+      context?.seal(false)
+      const failure = typeof output.failure === "string" ? { reason: output.failure } : output.failure
+      return self.fail(
+        plan,
+        ToolExecutionError.makeSafe(
+          "other",
+          `tool \`${plan.tool.name}\` returned an output that cannot be encoded: ${failure.reason}`,
+          failure.cause
+        )
+      )
+    }
+    return self.finish(plan, "success", output.success, Option.none(), context?.seal(true) ?? noMetadata)
+  })
+
+/** Step 6 for a tool that failed: fold the cause into one error. */
+const failed = (self: Call, plan: Plan, cause: Cause.Cause<unknown>, context: CallContext | undefined): ToolResult =>
+  inspecting(self, plan, context, () => {
+    const error = fromCause(plan, cause)
+    // A call that completed with a typed failure keeps its metadata; one that did not complete (a dispatch timeout,
+    // an interruption, a defect) keeps none.
+    const failure = Cause.findErrorOption(cause)
+    const completed = Option.isSome(failure) && !(failure.value instanceof TimedOut)
+    const metadata = context?.seal(completed) ?? noMetadata
+    return self.finish(plan, error.refused ? "denied" : "error", error.modelOutput, Option.some(error), metadata)
+  })
+
+/**
+ * Runs a step that reads what the tool returned or failed with. Those values are the tool's: a getter or a proxy
+ * trap in them may throw, and that must end in a result, not in a dead dispatch.
+ */
+const inspecting = (self: Call, plan: Plan, context: CallContext | undefined, step: () => ToolResult): ToolResult => {
+  try {
+    return step()
+  } catch (thrown) {
     context?.seal(false)
     return self.fail(
       plan,
       ToolExecutionError.makeSafe(
         "other",
-        `tool \`${plan.tool.name}\` returned an output that cannot be encoded: ${output.failure}`
+        `the output or error of tool \`${plan.tool.name}\` could not be read: reading it threw ${describeError(thrown)}`,
+        thrown
       )
     )
   }
-  return self.finish(plan, "success", output.success, Option.none(), context?.seal(true) ?? noMetadata)
-}
-
-/** Step 6 for a tool that failed: fold the cause into one error. */
-const failed = (self: Call, plan: Plan, cause: Cause.Cause<unknown>, context: CallContext | undefined): ToolResult => {
-  const error = fromCause(plan, cause)
-  // A call that completed with a typed failure keeps its metadata; one that did not complete (a dispatch timeout,
-  // an interruption, a defect) keeps none.
-  const failure = Cause.findErrorOption(cause)
-  const completed = Option.isSome(failure) && !(failure.value instanceof TimedOut)
-  const metadata = context?.seal(completed) ?? noMetadata
-  return self.finish(plan, error.refused ? "denied" : "error", error.modelOutput, Option.some(error), metadata)
 }
 
 /** The tool ran past its timeout: dispatch interrupted it. Never escapes dispatch. */
@@ -417,11 +467,18 @@ const fromCause = (plan: Plan, cause: Cause.Cause<unknown>): ToolExecutionError.
     if (error instanceof MissingToolContext) return ToolExecutionError.other(error.message)
     // Already folded by the tool author: it passes through, whatever the tool's mapError does with other errors.
     if (ToolExecutionError.isToolExecutionError(error)) return error
+    let mapped: unknown
     try {
-      return plan.tool.mapError(error as never)
+      mapped = plan.tool.mapError(error as never)
     } catch (defect) {
       return ToolExecutionError.makeSafe("other", `the mapError of tool \`${plan.tool.name}\` threw`, defect)
     }
+    // JavaScript callers are not held to the signature: anything else would leave the result without an output.
+    return ToolExecutionError.isToolExecutionError(mapped) ? mapped : ToolExecutionError.makeSafe(
+      "other",
+      `the mapError of tool \`${plan.tool.name}\` returned ${describeError(mapped)}, not a ToolExecutionError`,
+      error
+    )
   }
   const defect = Cause.findDefect(cause)
   if (Result.isSuccess(defect)) return defectError(defect.success)
@@ -429,4 +486,4 @@ const fromCause = (plan: Plan, cause: Cause.Cause<unknown>): ToolExecutionError.
 }
 
 const defectError = (defect: unknown): ToolExecutionError.ToolExecutionError =>
-  ToolExecutionError.makeSafe("other", `tool died with ${ToolExecutionError.describeError(defect)}`, defect)
+  ToolExecutionError.makeSafe("other", `tool died with ${describeError(defect)}`, defect)

@@ -108,6 +108,20 @@ const parseFailure = (value: unknown, reason: string): ParsedArguments => ({
 })
 
 /**
+ * Why JSON text did not parse, in words that never quote it. V8 describes the grammar error and its position, but some
+ * of its messages also repeat the text around the error (a password the model put in the arguments, say): only the
+ * grammar words and the position are kept.
+ */
+const syntaxErrorReason = (error: unknown): string => {
+  const message = error instanceof SyntaxError ? error.message : ""
+  const located = /^([^"]*?) in JSON at position (\d+)/.exec(message)
+  if (located !== null) return `${located[1]} at position ${located[2]}`
+  if (message.startsWith("Unexpected end of JSON input")) return "Unexpected end of JSON input"
+  if (message.startsWith("Unexpected token")) return "Unexpected token"
+  return "invalid JSON"
+}
+
+/**
  * Reads a tool call's arguments, given as JSON text or as an already-parsed value. Empty text, `undefined` and
  * `null` mean `{}`. Text over `maxBytes`, nesting over `maxDepth`, bad JSON and anything but an object are failures.
  */
@@ -125,14 +139,26 @@ export const parseArguments = (input: unknown, limits: JsonLimits): ParsedArgume
     try {
       value = JSON.parse(input)
     } catch (error) {
-      // V8's messages name the position and the token, never the rest of the text.
-      return parseFailure(input, error instanceof SyntaxError ? error.message : "invalid JSON")
+      return parseFailure(input, syntaxErrorReason(error))
     }
   } else {
-    if (valueDepthExceeds(input, limits.maxDepth)) {
-      return parseFailure(input, `the arguments are nested deeper than ${limits.maxDepth} levels`)
+    // An already-parsed value is whatever the caller built: it may be cyclic, shared, non-JSON, or have getters and
+    // proxy traps that throw. Read it once, into a plain JSON copy, under the same depth limit.
+    if (input === null || input === undefined) return emptyObject()
+    try {
+      // A class instance (a Date, a Map) is not a JSON object, whatever its fields.
+      if (typeof input !== "object" || Array.isArray(input) || !isPlainObject(input)) {
+        return { value: input, result: Result.fail({ _tag: "NotAnObject" }) }
+      }
+      if (valueDepthExceeds(input, limits.maxDepth)) {
+        return parseFailure(input, `the arguments are nested deeper than ${limits.maxDepth} levels`)
+      }
+      const copied = toJsonValue(input)
+      if (Result.isFailure(copied)) return parseFailure(input, `the arguments are not JSON: ${copied.failure}`)
+      value = copied.success
+    } catch {
+      return parseFailure(input, "the arguments could not be read")
     }
-    value = input
   }
   if (value === null || value === undefined) return emptyObject()
   if (typeof value !== "object" || Array.isArray(value)) {
@@ -164,12 +190,16 @@ export const toJsonValue = (value: unknown): Result.Result<Schema.Json, string> 
       return Number.isFinite(value) ? Result.succeed(value) : Result.fail(`the output is ${value}, not JSON`)
   }
   if (value === null) return Result.succeed(null)
-  return toJsonTree(value)
+  try {
+    return toJsonTree(value)
+  } catch {
+    // A getter or a proxy trap threw while the value was read.
+    return Result.fail("the value could not be read")
+  }
 }
 
 type Frame = {
   readonly source: object
-  readonly path: string
   readonly keys: ReadonlyArray<string> | undefined // undefined for arrays
   index: number
   copy: Array<unknown> | Record<string, unknown> | undefined
@@ -177,27 +207,43 @@ type Frame = {
   readonly parentKey: string | number
 }
 
-const childPath = (path: string, key: string | number) => typeof key === "number" ? `${path}[${key}]` : `${path}.${key}`
+/** The path of `key` in `frame`, for a failure message: built only when one is needed. */
+const pathOf = (frame: Frame, key: string | number): string => {
+  const keys: Array<string | number> = [key]
+  for (let at: Frame = frame; at.parent !== undefined; at = at.parent) keys.push(at.parentKey)
+  let path = "$"
+  for (let i = keys.length - 1; i >= 0; i--) {
+    const k = keys[i]!
+    path += typeof k === "number" ? `[${k}]` : `.${k}`
+  }
+  return path
+}
 
-/** Walks an object tree without recursion, copying a node only where an `undefined` field must be dropped. */
+/**
+ * Walks an object tree without recursion, copying a node only where an `undefined` field must be dropped. A node
+ * reached twice (a shared sub-value) is walked once; a node reached again below itself is a cycle.
+ */
 const toJsonTree = (root: unknown): Result.Result<Schema.Json, string> => {
   if (typeof root !== "object" || root === null || !(Array.isArray(root) || isPlainObject(root))) {
     return Result.fail(`the output is ${describe(root)}, not JSON`)
   }
-  const onPath = new Set<object>()
-  const open = (source: object, path: string, parent: Frame | undefined, parentKey: string | number): Frame => {
-    onPath.add(source)
-    return {
-      source,
-      path,
-      keys: Array.isArray(source) ? undefined : Object.keys(source),
-      index: 0,
-      copy: undefined,
-      parent,
-      parentKey
-    }
+  // Made on the first nested object only: a flat object needs neither.
+  let onPath: Set<object> | undefined
+  let done: Map<object, unknown> | undefined
+  const open = (source: object, parent: Frame | undefined, parentKey: string | number): Frame => ({
+    source,
+    keys: Array.isArray(source) ? undefined : Object.keys(source),
+    index: 0,
+    copy: undefined,
+    parent,
+    parentKey
+  })
+  /** Puts a finished child's value into its parent, starting a copy if the child was copied. */
+  const adopt = (parent: Frame, key: string | number, source: object, result: unknown) => {
+    if (result !== source && parent.copy === undefined) parent.copy = copyUpTo(parent, parent.index - 1)
+    setChild(parent, key, result)
   }
-  let frame: Frame | undefined = open(root, "$", undefined, 0)
+  let frame: Frame | undefined = open(root, undefined, 0)
   let finished: unknown = root
   while (frame !== undefined) {
     const length: number = frame.keys === undefined ? (frame.source as Array<unknown>).length : frame.keys.length
@@ -205,16 +251,27 @@ const toJsonTree = (root: unknown): Result.Result<Schema.Json, string> => {
       const key: string | number = frame.keys === undefined ? frame.index : frame.keys[frame.index]!
       frame.index++
       const child = (frame.source as any)[key]
-      const path = childPath(frame.path, key)
       if (child === undefined && frame.keys !== undefined) {
         // Dropped, as JSON does: from here on this object is a copy without the key.
         if (frame.copy === undefined) frame.copy = copyUpTo(frame, frame.index - 1)
         continue
       }
       if (typeof child === "object" && child !== null) {
-        if (!(Array.isArray(child) || isPlainObject(child))) return Result.fail(`${path} is ${describe(child)}, not JSON`)
-        if (onPath.has(child)) return Result.fail(`${path} is a cycle, not JSON`)
-        frame = open(child, path, frame, key)
+        if (!(Array.isArray(child) || isPlainObject(child))) {
+          return Result.fail(`${pathOf(frame, key)} is ${describe(child)}, not JSON`)
+        }
+        if (onPath === undefined) {
+          onPath = new Set()
+          for (let at: Frame | undefined = frame; at !== undefined; at = at.parent) onPath.add(at.source)
+          done = new Map()
+        }
+        if (onPath.has(child)) return Result.fail(`${pathOf(frame, key)} is a cycle, not JSON`)
+        if (done!.has(child)) {
+          adopt(frame, key, child, done!.get(child))
+          continue
+        }
+        onPath.add(child)
+        frame = open(child, frame, key)
         continue
       }
       if (
@@ -224,17 +281,15 @@ const toJsonTree = (root: unknown): Result.Result<Schema.Json, string> => {
         setChild(frame, key, child)
         continue
       }
-      return Result.fail(`${path} is ${describe(child)}, not JSON`)
+      return Result.fail(`${pathOf(frame, key)} is ${describe(child)}, not JSON`)
     }
     // Done with this node: hand its value (the copy, or the source itself) to the parent.
-    onPath.delete(frame.source)
     const result = frame.copy ?? frame.source
+    onPath?.delete(frame.source)
+    done?.set(frame.source, result)
     const parent: Frame | undefined = frame.parent
     if (parent === undefined) finished = result
-    else {
-      if (result !== frame.source && parent.copy === undefined) parent.copy = copyUpTo(parent, parent.index - 1)
-      setChild(parent, frame.parentKey, result)
-    }
+    else adopt(parent, frame.parentKey, frame.source, result)
     frame = parent
   }
   return Result.succeed(finished as Schema.Json)

@@ -22,8 +22,10 @@ import type { JsonSchema } from "./jsonSchema.ts"
 import { definitionsOf, type Tools } from "./providerContent.ts"
 
 /**
- * A tool's parameters schema cannot be compiled for OpenAI strict mode. Raised when the definitions are built, never
- * later: the tool is not offered with a schema the API would refuse or the model could not follow.
+ * A strict tool's parameters schema cannot be compiled for the provider's strict mode (OpenAI strict mode, Anthropic
+ * strict tool use). It names the tool, the JSON Pointer of the refused node inside the parameters schema and the
+ * keyword. Raised when the definitions are built, never later: the tool is not offered with a schema the API would
+ * refuse or the model could not follow. The same class in every adapter.
  */
 export class StrictSchemaError extends Data.TaggedError("StrictSchemaError")<{
   /** The tool whose schema was refused. */
@@ -35,7 +37,26 @@ export class StrictSchemaError extends Data.TaggedError("StrictSchemaError")<{
   readonly message: string
 }> {}
 
-/** Options of both OpenAI adapters' `definitions` (and of their `toolCalls`, which must be told the same). */
+/**
+ * Options of both OpenAI adapters' `definitions` (and of their `toolCalls`, which must be told the same).
+ *
+ * A strict tool's parameters are compiled into OpenAI's strict subset: every property required, optional ones with a
+ * `null` alternative, `additionalProperties: false`, value-only keywords (`minLength`, `uniqueItems`, …) removed —
+ * dispatch still checks them with the tool's Schema. A schema strict mode cannot express (`allOf`, `not`, records,
+ * tuples, …) fails the whole list with a {@link StrictSchemaError}, at definition time rather than as a 400 from the
+ * API. `definitions` returns a `Result`: pure, usable without a runtime; `Effect.fromResult` lifts it into an Effect.
+ *
+ * @example
+ * ```ts
+ * import { Result } from "effect"
+ * import { OpenAiChat, ToolSet } from "effect-llm-tools"
+ *
+ * declare const set: ToolSet.Any
+ *
+ * const tools = OpenAiChat.definitions(set, { strict: true })
+ * if (Result.isFailure(tools)) console.error(tools.failure.message)
+ * ```
+ */
 export interface StrictOptions {
   /**
    * Strict mode for every tool. Without it, a tool is strict when its `strict` annotation says so. Pass the same

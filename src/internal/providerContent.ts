@@ -65,6 +65,13 @@ export const statusPrefix = (result: ToolResult): string | undefined => {
 }
 
 /**
+ * The text that stands for a result with no content at all: the status words (without the trailing `": "`), or
+ * `(empty result)` for a success. Anthropic refuses a `tool_result` with `is_error` and empty content, and an empty
+ * answer tells the model nothing on any provider.
+ */
+export const emptyResultText = (result: ToolResult): string => statusPrefix(result)?.replace(/: $/, "") ?? "(empty result)"
+
+/**
  * A list of parts with `prefix` put in front: joined to the first part when it is text, or as a text part of its
  * own (without the trailing space) before media.
  */
@@ -95,6 +102,14 @@ const imageSignatures: ReadonlyArray<readonly [string, ImageMediaType]> = [
   ["R0lGOD", "image/gif"],
   ["UklGR", "image/webp"]
 ]
+
+const imageMediaTypes: ReadonlySet<string> = new Set<ImageMediaType>(["image/jpeg", "image/png", "image/gif", "image/webp"])
+
+/**
+ * True for the image media types Anthropic and OpenAI (Chat Completions and Responses) accept as images; any other
+ * (SVG, TIFF, BMP, …) is refused by their APIs and must not be sent as an image.
+ */
+export const isImageMediaType = (mediaType: string): mediaType is ImageMediaType => imageMediaTypes.has(mediaType)
 
 /** The media type of a base64 image recognized by its first bytes, or `undefined` when none matches. */
 export const sniffImageMediaType = (base64: string): ImageMediaType | undefined =>

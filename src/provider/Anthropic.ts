@@ -13,7 +13,7 @@
  * declare const set: ToolSet.ToolSet<never>
  * declare const assistant: { readonly role: "assistant"; readonly content: ReadonlyArray<Anthropic.ContentBlock> }
  *
- * const tools = Anthropic.definitions(set) // the request's `tools`
+ * const tools = Anthropic.definitions(set) // the request's `tools`: a Result, failing only for strict tools
  * const next = Effect.map(
  *   ToolSet.executeAll(set, Anthropic.toolCalls(assistant.content)),
  *   (results) => [assistant, Anthropic.toolResults(results)] // append to `messages`
@@ -22,8 +22,20 @@
  *
  * @since 0.1.0
  */
-import { blockText, definitionsOf, imageMediaType, prefixParts, statusPrefix, type Tools } from "../internal/providerContent.ts"
+import { Result } from "effect"
+import { StrictSchemaError } from "../internal/openAiStrict.ts"
+import {
+  blockText,
+  definitionsOf,
+  emptyResultText,
+  imageMediaType,
+  isImageMediaType,
+  prefixParts,
+  statusPrefix,
+  type Tools
+} from "../internal/providerContent.ts"
 import type * as ToolCall from "../ToolCall.ts"
+import type * as ToolDefinition from "../ToolDefinition.ts"
 import type { ToolResult } from "../ToolResult.ts"
 import type * as ToolResultContent from "../ToolResultContent.ts"
 
@@ -68,13 +80,30 @@ export interface DefinitionsOptions {
 }
 
 /**
+ * What {@link definitions} fails with when a strict tool's schema uses what Anthropic's strict tool use cannot
+ * express (shared by every adapter).
+ *
+ * @category errors
+ */
+export { StrictSchemaError } from "../internal/openAiStrict.ts"
+
+/**
  * The request's `tools` for a set (or a list of definitions), in order. The `strict` annotation of a tool (or the
- * `strict` option, for all tools) becomes `strict`; the input schema is the tool's parameters JSON Schema as it is.
- * Unlike the OpenAI adapters', it cannot fail: Anthropic takes the JSON Schema as it is, so nothing is compiled.
+ * `strict` option, for all tools) becomes `strict`. A tool that is not strict gets its parameters JSON Schema as it
+ * is, and cannot fail.
+ *
+ * A strict tool's schema is compiled into the JSON Schema subset of Anthropic's structured outputs ("JSON Schema
+ * limitations" in Anthropic's structured outputs guide): every object gets `additionalProperties: false`; the value
+ * constraints it does not support (`minimum`, `maximum`, `multipleOf`, `minLength`, `maxLength`, `maxItems`,
+ * `minItems` above 1, unknown `format`s, …) are removed, as Anthropic's own SDKs do, and dispatch still checks them
+ * with the tool's Schema. Optional properties stay optional (unlike OpenAI's strict mode). What the subset cannot
+ * express fails the whole list with a {@link StrictSchemaError} at definition time, rather than as a 400 from the
+ * API: records (`additionalProperties` other than `false`), recursive schemas, references outside the schema, enums
+ * of objects or arrays, and boolean schemas.
  *
  * @example
  * ```ts
- * import { Effect, Schema } from "effect"
+ * import { Effect, Result, Schema } from "effect"
  * import { Anthropic, Tool, ToolSet } from "effect-llm-tools"
  *
  * const Echo = Tool.make("echo", {
@@ -82,22 +111,224 @@ export interface DefinitionsOptions {
  *   parameters: Schema.Struct({ text: Schema.String }),
  *   call: ({ text }) => Effect.succeed(text)
  * })
- * const tools = Anthropic.definitions(ToolSet.make(Echo))
+ * const tools = Result.getOrThrow(Anthropic.definitions(ToolSet.make(Echo)))
  * // [{ name: "echo", description: "Echo the text back", input_schema: { type: "object", properties: … } }]
  * ```
  *
  * @category constructors
  */
-export const definitions = (tools: Tools, options?: DefinitionsOptions): Array<Tool> =>
-  definitionsOf(tools).map((definition) => {
+export const definitions = (
+  tools: Tools,
+  options?: DefinitionsOptions
+): Result.Result<Array<Tool>, StrictSchemaError> => {
+  const out: Array<Tool> = []
+  for (const definition of definitionsOf(tools)) {
     const strict = options?.strict === true ? true : definition.annotations.strict
-    return {
-      name: definition.name,
-      description: definition.description,
-      input_schema: { ...definition.parameters, type: "object" },
-      ...(strict !== undefined ? { strict } : {})
+    const { name, description } = definition
+    if (strict !== true) {
+      out.push({
+        name,
+        description,
+        input_schema: { ...definition.parameters, type: "object" },
+        ...(strict !== undefined ? { strict } : {})
+      })
+      continue
     }
-  })
+    const compiled = compileStrict(definition)
+    if (Result.isFailure(compiled)) return Result.fail(compiled.failure)
+    out.push({ name, description, input_schema: compiled.success, strict })
+  }
+  return Result.succeed(out)
+}
+
+// ---------------------------------------------------------------------------
+// Strict tool use
+// ---------------------------------------------------------------------------
+
+// Value constraints Anthropic's structured outputs do not support: removed, since dispatch checks them anyway.
+const droppedConstraints = new Set([
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+  "minLength",
+  "maxLength",
+  "maxItems",
+  "uniqueItems",
+  "minProperties",
+  "maxProperties"
+])
+
+const supportedFormats = new Set([
+  "date-time",
+  "time",
+  "date",
+  "duration",
+  "email",
+  "hostname",
+  "uri",
+  "ipv4",
+  "ipv6",
+  "uuid"
+])
+
+const refPrefixes = ["#/$defs/", "#/definitions/"]
+
+const escapePointer = (key: string): string => key.replace(/~/g, "~0").replace(/\//g, "~1")
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+class Refusal {
+  readonly path: string
+  readonly keyword: string
+  readonly reason: string
+  constructor(path: string, keyword: string, reason: string) {
+    this.path = path
+    this.keyword = keyword
+    this.reason = reason
+  }
+}
+
+const defineField = (target: Record<string, unknown>, key: string, value: unknown) =>
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+
+/** Compiles one node; records every local reference in `refs`; throws a `Refusal` for what cannot be expressed. */
+const compileNode = (node: unknown, path: string, refs: Set<string>): Record<string, unknown> => {
+  if (!isRecord(node)) {
+    throw new Refusal(path, "schema", "a boolean schema (`true` / `false`) cannot be expressed")
+  }
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(node)) {
+    if (droppedConstraints.has(key)) continue
+    switch (key) {
+      case "minItems":
+        if (value === 0 || value === 1) out.minItems = value
+        break
+      case "format":
+        if (typeof value === "string" && supportedFormats.has(value)) out.format = value
+        break
+      case "enum":
+        if (Array.isArray(value) && value.some((member) => typeof member === "object" && member !== null)) {
+          throw new Refusal(path, "enum", "enums of objects or arrays are not supported")
+        }
+        out.enum = value
+        break
+      case "$ref": {
+        const prefix = typeof value === "string" ? refPrefixes.find((p) => value.startsWith(p)) : undefined
+        if (value === "#") throw new Refusal(path, "$ref", "recursive schemas are not supported")
+        if (prefix === undefined) {
+          throw new Refusal(path, "$ref", "only references into the schema's own `$defs` are supported")
+        }
+        refs.add(value as string)
+        out.$ref = value
+        break
+      }
+      case "properties": {
+        if (!isRecord(value)) throw new Refusal(path, "properties", "`properties` must be an object")
+        const properties: Record<string, unknown> = {}
+        for (const [name, property] of Object.entries(value)) {
+          defineField(properties, name, compileNode(property, `${path}/properties/${escapePointer(name)}`, refs))
+        }
+        out.properties = properties
+        break
+      }
+      case "items":
+        out.items = compileNode(value, `${path}/items`, refs)
+        break
+      case "anyOf":
+      case "allOf":
+      case "oneOf":
+        if (!Array.isArray(value)) throw new Refusal(path, key, `\`${key}\` must be an array`)
+        out[key] = value.map((branch, index) => compileNode(branch, `${path}/${key}/${index}`, refs))
+        break
+      case "$defs":
+      case "definitions":
+        // Compiled by `compileUncached`, which needs each definition's references to find cycles.
+        break
+      case "additionalProperties":
+        if (value !== false) {
+          throw new Refusal(path, key, "objects with arbitrary keys (records, maps) are not supported")
+        }
+        break
+      default:
+        defineField(out, key, value)
+    }
+  }
+  const isObjectType = node.type === "object" || (Array.isArray(node.type) && node.type.includes("object"))
+  if (isObjectType || node.properties !== undefined) out.additionalProperties = false
+  return out
+}
+
+const compiledCache = new WeakMap<ToolDefinition.ToolDefinition, Result.Result<InputSchema, StrictSchemaError>>()
+
+const compileStrict = (definition: ToolDefinition.ToolDefinition): Result.Result<InputSchema, StrictSchemaError> => {
+  const cached = compiledCache.get(definition)
+  if (cached !== undefined) return cached
+  const result = compileUncached(definition)
+  compiledCache.set(definition, result)
+  return result
+}
+
+const compileUncached = (definition: ToolDefinition.ToolDefinition): Result.Result<InputSchema, StrictSchemaError> => {
+  const refuse = (path: string, keyword: string, reason: string) =>
+    Result.fail(
+      new StrictSchemaError({
+        toolName: definition.name,
+        path: path === "" ? "/" : path,
+        keyword,
+        message: `tool \`${definition.name}\` cannot use Anthropic strict tool use: ${reason} (at ${
+          path === "" ? "/" : path
+        })`
+      })
+    )
+  try {
+    const root = definition.parameters
+    const input_schema: Record<string, unknown> = { ...compileNode(root, "", new Set()), type: "object" }
+    // Each definition's references, to refuse recursion: a schema that reaches itself through `$ref`.
+    const edges = new Map<string, ReadonlySet<string>>()
+    for (const keyword of ["$defs", "definitions"] as const) {
+      const defs = root[keyword]
+      if (defs === undefined) continue
+      if (!isRecord(defs)) throw new Refusal(`/${keyword}`, keyword, `\`${keyword}\` must be an object`)
+      const out: Record<string, unknown> = {}
+      for (const [name, schema] of Object.entries(defs)) {
+        const refs = new Set<string>()
+        defineField(out, name, compileNode(schema, `/${keyword}/${escapePointer(name)}`, refs))
+        edges.set(`#/${keyword}/${name}`, refs)
+      }
+      input_schema[keyword] = out
+    }
+    const cycle = findCycle(edges)
+    if (cycle !== undefined) throw new Refusal(cycle.replace(/^#/, ""), "$ref", "recursive schemas are not supported")
+    return Result.succeed(input_schema as InputSchema)
+  } catch (error) {
+    if (error instanceof Refusal) return refuse(error.path, error.keyword, error.reason)
+    throw error
+  }
+}
+
+/** A reference that lies on a cycle of references, or `undefined` when there is none. */
+const findCycle = (edges: ReadonlyMap<string, ReadonlySet<string>>): string | undefined => {
+  const done = new Set<string>()
+  const visit = (ref: string, onPath: Set<string>): string | undefined => {
+    if (onPath.has(ref)) return ref
+    if (done.has(ref)) return undefined
+    onPath.add(ref)
+    for (const next of edges.get(ref) ?? []) {
+      const found = visit(next, onPath)
+      if (found !== undefined) return found
+    }
+    onPath.delete(ref)
+    done.add(ref)
+    return undefined
+  }
+  for (const ref of edges.keys()) {
+    const found = visit(ref, new Set())
+    if (found !== undefined) return found
+  }
+  return undefined
+}
 
 // ---------------------------------------------------------------------------
 // Calls in
@@ -224,7 +455,8 @@ export interface UserMessage {
  * of media types jpeg, png, gif and webp as image blocks (base64 without a media type is recognized by its first
  * bytes), any other image as a text placeholder naming its media type; PDFs (base64 or URL) and base64 plain text
  * as document blocks, other files as a placeholder (or their URL as text); Audio as a placeholder. Empty text is
- * dropped, since the API refuses empty text blocks. A denied or skipped result starts with the words that say so.
+ * dropped, since the API refuses empty text blocks. A denied or skipped result starts with the words that say so;
+ * a result with nothing left to show is one text block of its status words (`(empty result)` for a success).
  *
  * @example
  * ```ts
@@ -249,18 +481,17 @@ const toolResult = (result: ToolResult): ToolResultBlock => {
     const rendered = renderBlock(block)
     if (rendered.type !== "text" || rendered.text !== "") blocks.push(rendered)
   }
-  // `is_error` cannot tell a failure from a refusal or a skip: those two say what they are in words.
-  const content = result.status === "denied" || result.status === "skipped"
+  // `is_error` cannot tell a failure from a refusal or a skip: those two say what they are in words. An empty list
+  // is refused with `is_error`, and says nothing without it: the status words stand in for it.
+  const content = blocks.length === 0
+    ? [text(emptyResultText(result))]
+    : result.status === "denied" || result.status === "skipped"
     ? prefixParts(statusPrefix(result)!, blocks, (block) => block.type === "text" ? block.text : undefined, text)
     : blocks
   return { type: "tool_result", tool_use_id: result.callId, is_error: result.status !== "success", content }
 }
 
 const text = (text: string): TextBlock => ({ type: "text", text })
-
-const imageMediaTypes: ReadonlySet<string> = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"])
-
-const isImageMediaType = (mediaType: string): mediaType is ImageMediaType => imageMediaTypes.has(mediaType)
 
 const renderBlock = (block: ToolResultContent.ToolResultContent): ToolResultContentBlock => {
   switch (block._tag) {

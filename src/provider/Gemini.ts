@@ -30,7 +30,7 @@
  */
 import { Data, Result } from "effect"
 import type { JsonSchema } from "../internal/jsonSchema.ts"
-import { blockText, definitionsOf, imageMediaType, type Tools } from "../internal/providerContent.ts"
+import { blockText, definitionsOf, emptyResultText, imageMediaType, type Tools } from "../internal/providerContent.ts"
 import type * as ToolCall from "../ToolCall.ts"
 import type { ToolResult } from "../ToolResult.ts"
 import type * as ToolResultContent from "../ToolResultContent.ts"
@@ -531,7 +531,8 @@ export interface ToolResultsOptions {
  * `response` is `{ output: value }` for a success and `{ error: value }` otherwise, with `status: "denied"` or
  * `status: "skipped"` added for those. The value is built from the output's Text (a string), Json (the value
  * itself, structured) and ResourceLink (its text, naming the URI) blocks: the one value when there is one, an array
- * of them in order when there are several or none. Images, audio and files become `inlineData` (base64) or
+ * of them in order when there are several, or none beside media; a result with nothing but empty text answers its status
+ * words (`(empty result)` for a success). Images, audio and files become `inlineData` (base64) or
  * `fileData` (URL) media, placed by {@link ToolResultsOptions.media}; a base64 image without a media type is
  * recognized by its first bytes, or else described as text.
  *
@@ -553,7 +554,12 @@ export const toolResults = (results: Iterable<ToolResult>, options?: ToolResults
     const values: Array<unknown> = []
     const media: Array<FunctionResponsePart> = []
     for (const block of result.output.content) renderBlock(block, values, media)
-    const value = values.length === 1 ? values[0] : values
+    // Nothing at all would answer `{ error: [] }`: the status words say what happened instead.
+    const value = media.length === 0 && values.every((value) => value === "")
+      ? emptyResultText(result)
+      : values.length === 1
+      ? values[0]
+      : values
     const response = result.status === "success"
       ? { output: value }
       : result.status === "error"

@@ -36,7 +36,15 @@ import {
   type StrictOptions,
   type StrictSchemaError
 } from "../internal/openAiStrict.ts"
-import { blockText, dataUrl, imageMediaType, statusPrefix, type Tools } from "../internal/providerContent.ts"
+import {
+  blockText,
+  dataUrl,
+  emptyResultText,
+  imageMediaType,
+  isImageMediaType,
+  statusPrefix,
+  type Tools
+} from "../internal/providerContent.ts"
 import type * as ToolCall from "../ToolCall.ts"
 import type * as ToolDefinition from "../ToolDefinition.ts"
 import type { ToolResult } from "../ToolResult.ts"
@@ -135,27 +143,23 @@ export type Message = ToolMessage | UserMessage
 // ---------------------------------------------------------------------------
 
 /**
- * A tool's parameters schema cannot be compiled for OpenAI strict mode; it names the tool, the JSON Pointer of the
- * refused node and the keyword. The same class in both OpenAI adapters.
+ * What {@link definitions} fails with when a strict tool's schema cannot be compiled (shared by every adapter).
  *
  * @category errors
  */
 export { StrictSchemaError } from "../internal/openAiStrict.ts"
 
 /**
- * Options of {@link definitions} and {@link toolCalls}.
+ * Options of {@link definitions}: which tools are strict.
  *
  * @category models
  */
 export type DefinitionsOptions = StrictOptions
 
 /**
- * The request's `tools`, in order. Strict tools get their parameters compiled into OpenAI's strict subset: every
- * property required, optional ones with a `null` alternative, `additionalProperties: false`, value-only keywords
- * removed (dispatch still checks them). A schema strict mode cannot express fails the whole list with a
- * {@link StrictSchemaError}, at definition time rather than as a 400 from the API.
- *
- * The result is a `Result`: pure, usable without a runtime, and `Effect.fromResult` lifts it into an Effect.
+ * The request's `tools`, in order, as `{ type: "function", function: { … } }`; `strict: true` is stated only on
+ * strict tools (Chat Completions defaults it to off). Strict compilation and its failure are described on
+ * {@link DefinitionsOptions}.
  *
  * @example
  * ```ts
@@ -177,7 +181,6 @@ export const definitions = (
   Result.map(offeredTools(tools, options), (offered) =>
     offered.map(({ description, name, parameters, strict }): FunctionTool => ({
       type: "function",
-      // Chat Completions defaults `strict` to false: it is stated only where it is on.
       function: strict ? { name, description, parameters, strict } : { name, description, parameters }
     })))
 
@@ -193,9 +196,11 @@ export const definitions = (
 export type ToolCallsOptions = ReadOptions
 
 /**
- * The function calls of an assistant message, in order, with their ids. Never fails: a missing `arguments` is read
- * as empty (so a tool with required parameters reports them missing), and broken JSON is passed on as it is, for
- * dispatch to turn into an `invalid_args` result.
+ * The function calls of an assistant message, in order, with their ids. Never fails nor throws, whatever the
+ * message holds: a missing id or name reads as `""` (dispatch reports an unknown tool, and the API refuses the
+ * empty id on the next request rather than the call being dropped), a missing `arguments` as empty (so a tool with
+ * required parameters reports them missing), and broken JSON or a non-string `arguments` is passed on as it is,
+ * for dispatch to turn into an `invalid_args` result.
  *
  * With `tools` (and `strict`, as given to {@link definitions}), the arguments of each strict tool are parsed and
  * `null` is mapped back to absent for every property that was optional, in nested objects and arrays too. A
@@ -219,16 +224,24 @@ export type ToolCallsOptions = ReadOptions
  * @category constructors
  */
 export const toolCalls = (message: AssistantMessage, options?: ToolCallsOptions): Array<ToolCall.ToolCall> => {
-  const entries = message.tool_calls
-  if (entries === undefined || entries === null || entries.length === 0) return []
+  // The message may come from storage or a proxy: its shape is checked here, not trusted from the types.
+  const entries: unknown = isRecord(message) ? message.tool_calls : undefined
+  if (!Array.isArray(entries) || entries.length === 0) return []
   const read = callReader(options)
   const calls: Array<ToolCall.ToolCall> = []
   for (const entry of entries) {
-    if (entry.type !== "function" || entry.function === undefined) continue
-    calls.push(read(entry.id, entry.function.name, entry.function.arguments ?? ""))
+    if (!isRecord(entry) || entry.type !== "function" || !isRecord(entry.function)) continue
+    const { arguments: args, name } = entry.function
+    calls.push(read(
+      typeof entry.id === "string" ? entry.id : "",
+      typeof name === "string" ? name : "",
+      args === undefined || args === null ? "" : args
+    ))
   }
   return calls
 }
+
+const isRecord = (u: unknown): u is { readonly [key: string]: unknown } => typeof u === "object" && u !== null
 
 // ---------------------------------------------------------------------------
 // Results
@@ -238,8 +251,9 @@ export const toolCalls = (message: AssistantMessage, options?: ToolCallsOptions)
  * What to do with images, audio and files, which a Chat Completions tool message cannot carry.
  *
  * - `"user-message"` (default): the tool message says where the media went, and one user message after all the
- *   tool messages carries them as content parts (images by data URL or URL, base64 files as file parts, WAV and MP3
- *   audio as audio parts), each call's parts after a text part naming the call id.
+ *   tool messages carries them as content parts (PNG, JPEG, GIF and WebP images by data URL or URL, base64 PDFs as
+ *   file parts, WAV and MP3 audio as audio parts), each call's parts after a text part naming the call id. Media
+ *   OpenAI does not accept (an SVG image, a Word file, …) gets the placeholder instead.
  * - `"placeholder"`: a text placeholder such as `[image omitted: image/png]` stands in the tool message.
  * - `"error"`: {@link toolResults} fails with {@link UnsupportedContentError}.
  *
@@ -299,10 +313,15 @@ const audioFormat = (mediaType: string): "wav" | "mp3" | undefined => {
   }
 }
 
-/** The content part that carries a media block in a user message, or `undefined` when Chat has none for it. */
+/**
+ * The content part that carries a media block in a user message, or `undefined` when Chat has none for it: images
+ * only in the four formats OpenAI accepts (an image by URL without a media type is left for the API to read), and
+ * `file` parts only for PDFs, the one file type Chat Completions takes.
+ */
 const attachmentOf = (block: Media): ContentPart | undefined => {
   switch (block._tag) {
     case "Image": {
+      if (!isImageMediaType(mediaTypeOf(block))) return undefined
       const url = block.source._tag === "Url"
         ? block.source.url
         : dataUrl(mediaTypeOf(block), block.source.data)
@@ -312,7 +331,7 @@ const attachmentOf = (block: Media): ContentPart | undefined => {
       }
     }
     case "File":
-      if (block.source._tag === "Url") return undefined
+      if (block.source._tag === "Url" || block.mediaType !== "application/pdf") return undefined
       return {
         type: "file",
         file: block.filename === undefined
@@ -369,9 +388,11 @@ const render = (result: ToolResult, policy: MediaPolicy): Result.Result<Rendered
       lines.push(`[${kindWord(media)} ${mediaType}: attached to the user message after the tool results]`)
     }
   }
-  const prefix = statusPrefix(result) ?? ""
+  const body = lines.join("\n")
+  // An empty answer tells the model nothing, and a failure would read "Tool call failed (other): ".
+  const content = body === "" ? emptyResultText(result) : (statusPrefix(result) ?? "") + body
   return Result.succeed({
-    message: { role: "tool", tool_call_id: result.callId, content: prefix + lines.join("\n") },
+    message: { role: "tool", tool_call_id: result.callId, content },
     attachments
   })
 }

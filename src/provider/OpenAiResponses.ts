@@ -36,7 +36,16 @@ import {
   type StrictOptions,
   type StrictSchemaError
 } from "../internal/openAiStrict.ts"
-import { blockText, dataUrl, imageMediaType, prefixParts, statusPrefix, type Tools } from "../internal/providerContent.ts"
+import {
+  blockText,
+  dataUrl,
+  emptyResultText,
+  imageMediaType,
+  isImageMediaType,
+  prefixParts,
+  statusPrefix,
+  type Tools
+} from "../internal/providerContent.ts"
 import type * as ToolCall from "../ToolCall.ts"
 import type * as ToolDefinition from "../ToolDefinition.ts"
 import type { ToolResult } from "../ToolResult.ts"
@@ -118,28 +127,22 @@ export interface FunctionCallOutput {
 // ---------------------------------------------------------------------------
 
 /**
- * A tool's parameters schema cannot be compiled for OpenAI strict mode; it names the tool, the JSON Pointer of the
- * refused node and the keyword. The same class in both OpenAI adapters.
+ * What {@link definitions} fails with when a strict tool's schema cannot be compiled (shared by every adapter).
  *
  * @category errors
  */
 export { StrictSchemaError } from "../internal/openAiStrict.ts"
 
 /**
- * Options of {@link definitions} and {@link toolCalls}.
+ * Options of {@link definitions}: which tools are strict.
  *
  * @category models
  */
 export type DefinitionsOptions = StrictOptions
 
 /**
- * The request's `tools`, in order, in the flat Responses shape. Strict tools get their parameters compiled into
- * OpenAI's strict subset (every property required, optional ones with a `null` alternative,
- * `additionalProperties: false`, value-only keywords removed — dispatch still checks them); `strict` is always
- * stated, since the Responses API otherwise defaults it to `true`. A schema strict mode cannot express fails the
- * whole list with a {@link StrictSchemaError}.
- *
- * The result is a `Result`: pure, usable without a runtime, and `Effect.fromResult` lifts it into an Effect.
+ * The request's `tools`, in order, in the flat Responses shape. `strict` is always stated, since the Responses API
+ * otherwise defaults it to `true`. Strict compilation and its failure are described on {@link DefinitionsOptions}.
  *
  * @example
  * ```ts
@@ -208,10 +211,18 @@ const nonEmptyString = (u: unknown): string | undefined => typeof u === "string"
  * @category constructors
  */
 export const toolCalls = (response: ResponseOutput, options?: ToolCallsOptions): Array<ToolCall.ToolCall> => {
-  const items: ReadonlyArray<OutputItem> = "output" in response ? response.output : response
+  // A stored or proxied transcript may be anything: the shape is checked here, never trusted from the types.
+  const items: unknown = Array.isArray(response)
+    ? response
+    : typeof response === "object" && response !== null
+    ? (response as { readonly output?: unknown }).output
+    : undefined
+  if (!Array.isArray(items)) return []
   const read = callReader(options)
   const calls: Array<ToolCall.ToolCall> = []
-  for (const item of items) {
+  for (const entry of items as ReadonlyArray<unknown>) {
+    if (typeof entry !== "object" || entry === null) continue
+    const item = entry as OutputItem
     if (!isFunctionCall(item)) continue
     const id = nonEmptyString(item.call_id) ?? nonEmptyString(item.id) ?? ""
     const name = typeof item.name === "string" ? item.name : ""
@@ -224,20 +235,48 @@ export const toolCalls = (response: ResponseOutput, options?: ToolCallsOptions):
 // Results
 // ---------------------------------------------------------------------------
 
+// The document types OpenAI's file inputs guide lists for `input_file` (PDF; text and code; Word, RTF and
+// OpenDocument text; PowerPoint; CSV, TSV and Excel). Images, audio and video are not file inputs.
+const inputFileMediaTypes: ReadonlySet<string> = new Set([
+  "application/pdf",
+  "application/json",
+  "application/xml",
+  "application/rtf",
+  "application/msword",
+  "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  "application/vnd.oasis.opendocument.text",
+  "application/vnd.ms-powerpoint",
+  "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+  "application/vnd.ms-excel",
+  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+])
+
+const isInputFileMediaType = (mediaType: string): boolean =>
+  mediaType.startsWith("text/") || inputFileMediaTypes.has(mediaType)
+
 const partOf = (block: ToolResultContent.ToolResultContent): OutputContent => {
   const text = blockText(block)
   if (text !== undefined) return { type: "input_text", text }
   switch (block._tag) {
     case "Image": {
-      const image_url = block.source._tag === "Url"
-        ? block.source.url
-        // A data URL needs a media type: PNG when neither the block nor the data tells.
-        : dataUrl(imageMediaType(block.mediaType, block.source.data) ?? "image/png", block.source.data)
+      // A data URL needs a media type: PNG when neither the block nor the data tells.
+      const mediaType = imageMediaType(block.mediaType, block.source._tag === "Base64" ? block.source.data : undefined) ??
+        "image/png"
+      if (!isImageMediaType(mediaType)) return { type: "input_text", text: `[image omitted: ${mediaType}]` }
+      const image_url = block.source._tag === "Url" ? block.source.url : dataUrl(mediaType, block.source.data)
       return block.detail === undefined
         ? { type: "input_image", image_url }
         : { type: "input_image", image_url, detail: block.detail }
     }
     case "File": {
+      if (!isInputFileMediaType(block.mediaType)) {
+        return {
+          type: "input_text",
+          text: block.source._tag === "Url"
+            ? `[file ${block.mediaType}${block.filename === undefined ? "" : ` ${block.filename}`}: ${block.source.url}]`
+            : `[file omitted: ${block.mediaType}]`
+        }
+      }
       const filename = block.filename === undefined ? {} : { filename: block.filename }
       return block.source._tag === "Url"
         ? { type: "input_file", file_url: block.source.url, ...filename }
@@ -253,7 +292,9 @@ const outputOf = (result: ToolResult): string | Array<OutputContent> => {
   const prefix = statusPrefix(result)
   const parts = result.output.content.map(partOf)
   if (parts.every((part) => part.type === "input_text")) {
-    return (prefix ?? "") + parts.map((part) => (part as { readonly text: string }).text).join("\n")
+    const body = parts.map((part) => (part as { readonly text: string }).text).join("\n")
+    // An empty answer tells the model nothing, and a failure would read "Tool call failed (other): ".
+    return body === "" ? emptyResultText(result) : (prefix ?? "") + body
   }
   if (prefix === undefined) return parts
   return prefixParts(
@@ -268,8 +309,10 @@ const outputOf = (result: ToolResult): string | Array<OutputContent> => {
  * The `function_call_output` items that answer the calls, one per result, in order, paired by `call_id`: append
  * them to the next request's `input`. The output is a string when the result is text only (JSON as compact JSON
  * text) and a list of `input_text` / `input_image` / `input_file` parts when it carries images or files (inline
- * data as `data:` URLs, never as text). Failures, refusals and skips are written as text that says so; audio becomes
- * a placeholder such as `[audio omitted: audio/wav]`.
+ * data as `data:` URLs, never as text). Failures, refusals and skips are written as text that says so, and an empty
+ * output as those words alone (or `(empty result)`). What OpenAI does not accept becomes a text placeholder: audio
+ * (`[audio omitted: audio/wav]`), images other than PNG, JPEG, GIF and WebP, and files that are not documents
+ * (a file at a URL is then written as a link).
  *
  * @example
  * ```ts

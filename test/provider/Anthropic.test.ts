@@ -7,11 +7,13 @@ import type {
   ToolResultBlockParam,
   ToolUseBlock
 } from "@anthropic-ai/sdk/resources/messages"
-import { describe, expect, expectTypeOf, it } from "@effect/vitest"
-import { Effect, Schema } from "effect"
+import { assert, describe, expect, expectTypeOf, it } from "@effect/vitest"
+import { Effect, Result, Schema } from "effect"
 import { CurrentUser, tools } from "../../examples/tools.ts"
 import * as Anthropic from "../../src/provider/Anthropic.ts"
 import * as Tool from "../../src/Tool.ts"
+import type * as ToolDefinition from "../../src/ToolDefinition.ts"
+import * as ToolExecutionError from "../../src/ToolExecutionError.ts"
 import * as ToolOutput from "../../src/ToolOutput.ts"
 import * as ToolResultContent from "../../src/ToolResultContent.ts"
 import * as ToolSet from "../../src/ToolSet.ts"
@@ -23,7 +25,7 @@ const contentOf = (...blocks: Parameters<typeof ToolOutput.content>[0]) =>
 describe("Anthropic", () => {
   describe("definitions", () => {
     it("renders each tool as name, description and its parameters schema as input_schema, in order", () => {
-      const definitions = Anthropic.definitions(tools)
+      const definitions = Result.getOrThrow(Anthropic.definitions(tools))
       const sdk: Array<SdkTool> = definitions
       expect(sdk.map((tool) => tool.name)).toStrictEqual(["add", "get_weather", "render_chart", "transfer_funds"])
       expect(definitions[1]).toStrictEqual({
@@ -47,7 +49,7 @@ describe("Anthropic", () => {
           call: () => Effect.succeed("ok")
         })
       const strictness = [true, false, undefined].map((strict) =>
-        Anthropic.definitions(ToolSet.make(make(strict)))[0]!
+        Result.getOrThrow(Anthropic.definitions(ToolSet.make(make(strict))))[0]!
       )
       expect(strictness.map((tool) => tool.strict)).toStrictEqual([true, false, undefined])
       expect("strict" in strictness[2]!).toBe(false)
@@ -66,7 +68,7 @@ describe("Anthropic", () => {
         annotations: { strict: false },
         call: () => Effect.succeed("ok")
       })
-      const definitions = Anthropic.definitions(ToolSet.add(tools, Loose), { strict: true })
+      const definitions = Result.getOrThrow(Anthropic.definitions(ToolSet.add(tools, Loose), { strict: true }))
       expect(definitions.map((tool) => [tool.name, tool.strict])).toStrictEqual([
         ["add", true],
         ["get_weather", true],
@@ -330,5 +332,133 @@ describe("Anthropic", () => {
         })
         expect(next[1]).toStrictEqual({ role: "assistant", content: response.content })
       }))
+  })
+
+  describe("strict tool use", () => {
+    const definitionOf = (parameters: Record<string, unknown>): ToolDefinition.ToolDefinition => ({
+      name: "t",
+      description: "T",
+      parameters: parameters as ToolDefinition.JsonSchema,
+      annotations: { strict: true }
+    })
+
+    it("compiles a strict schema into Anthropic's subset: closed objects, unsupported constraints removed", () => {
+      const out = Anthropic.definitions([definitionOf({
+        type: "object",
+        properties: {
+          name: { type: "string", minLength: 1, maxLength: 10, format: "regex", pattern: "^a" },
+          count: { type: "integer", minimum: 0, maximum: 9, multipleOf: 1 },
+          tags: { type: "array", items: { type: "string" }, minItems: 2, maxItems: 5, uniqueItems: true },
+          one: { type: "array", items: { type: "object", properties: { at: { type: "string", format: "date" } } }, minItems: 1 },
+          choice: { anyOf: [{ type: "object", properties: {} }, { type: "null" }] },
+          node: { $ref: "#/$defs/Leaf" }
+        },
+        required: ["name"],
+        $defs: { Leaf: { type: "object", properties: { v: { type: "number", exclusiveMinimum: 0 } }, required: ["v"] } }
+      })])
+      assert(Result.isSuccess(out))
+      expect(out.success).toStrictEqual([{
+        name: "t",
+        description: "T",
+        strict: true,
+        input_schema: {
+          type: "object",
+          properties: {
+            name: { type: "string", pattern: "^a" },
+            count: { type: "integer" },
+            tags: { type: "array", items: { type: "string" } },
+            one: {
+              type: "array",
+              items: { type: "object", properties: { at: { type: "string", format: "date" } }, additionalProperties: false },
+              minItems: 1
+            },
+            choice: { anyOf: [{ type: "object", properties: {}, additionalProperties: false }, { type: "null" }] },
+            node: { $ref: "#/$defs/Leaf" }
+          },
+          // Optional properties stay optional: Anthropic does not require every property, unlike OpenAI.
+          required: ["name"],
+          additionalProperties: false,
+          $defs: {
+            Leaf: { type: "object", properties: { v: { type: "number" } }, required: ["v"], additionalProperties: false }
+          }
+        }
+      }])
+    })
+
+    it("refuses records, recursion, outside references and enums of objects with StrictSchemaError", () => {
+      const failureOf = (parameters: Record<string, unknown>) => {
+        const out = Anthropic.definitions([definitionOf(parameters)])
+        assert(Result.isFailure(out))
+        return [out.failure.path, out.failure.keyword, out.failure.message]
+      }
+      expect([
+        failureOf({ type: "object", properties: { m: { type: "object", additionalProperties: { type: "string" } } } }),
+        failureOf({
+          type: "object",
+          properties: { tree: { $ref: "#/$defs/Tree" } },
+          $defs: { Tree: { type: "object", properties: { children: { type: "array", items: { $ref: "#/$defs/Tree" } } } } }
+        }),
+        failureOf({ type: "object", properties: { self: { $ref: "#" } } }),
+        failureOf({ type: "object", properties: { x: { $ref: "https://example.com/x.json" } } }),
+        failureOf({ type: "object", properties: { e: { enum: [{ a: 1 }] } } })
+      ]).toStrictEqual([
+        [
+          "/properties/m",
+          "additionalProperties",
+          "tool `t` cannot use Anthropic strict tool use: objects with arbitrary keys (records, maps) are not supported (at /properties/m)"
+        ],
+        ["/$defs/Tree", "$ref", "tool `t` cannot use Anthropic strict tool use: recursive schemas are not supported (at /$defs/Tree)"],
+        [
+          "/properties/self",
+          "$ref",
+          "tool `t` cannot use Anthropic strict tool use: recursive schemas are not supported (at /properties/self)"
+        ],
+        [
+          "/properties/x",
+          "$ref",
+          "tool `t` cannot use Anthropic strict tool use: only references into the schema's own `$defs` are supported (at /properties/x)"
+        ],
+        [
+          "/properties/e",
+          "enum",
+          "tool `t` cannot use Anthropic strict tool use: enums of objects or arrays are not supported (at /properties/e)"
+        ]
+      ])
+    })
+
+    it("leaves a tool that is not strict as it is, records included", () => {
+      const parameters = { type: "object", properties: { m: { type: "object", additionalProperties: { type: "string" } } } }
+      expect(Anthropic.definitions([{ ...definitionOf(parameters), annotations: {} }])).toStrictEqual(
+        Result.succeed([{ name: "t", description: "T", input_schema: parameters }])
+      )
+    })
+  })
+
+  describe("empty output", () => {
+    it("a result with nothing to show carries its status words, never an empty content list", () => {
+      const empty = ToolOutput.text("")
+      const message = Anthropic.toolResults([
+        resultOf(empty, { status: "error", callId: "t1", error: ToolExecutionError.other("") }),
+        resultOf(empty, { status: "denied", callId: "t2" }),
+        resultOf(empty, { status: "skipped", callId: "t3" }),
+        resultOf(empty, { status: "success", callId: "t4" })
+      ])
+      expect(message.content.map((block) => [block.tool_use_id, block.is_error, block.content])).toStrictEqual([
+        ["t1", true, [{ type: "text", text: "Tool call failed (other)" }]],
+        ["t2", true, [{ type: "text", text: "Tool call denied" }]],
+        ["t3", true, [{ type: "text", text: "Tool call skipped" }]],
+        ["t4", false, [{ type: "text", text: "(empty result)" }]]
+      ])
+    })
+  })
+
+  it("refuses SVG and other image types the API does not take, by URL or inline", () => {
+    expect(contentOf(
+      ToolResultContent.imageBase64("PHN2Zz48L3N2Zz4=", "image/svg+xml"),
+      ToolResultContent.imageUrl("https://example.com/a.svg", "image/svg+xml")
+    )).toStrictEqual([
+      { type: "text", text: "[image omitted: image/svg+xml is not supported]" },
+      { type: "text", text: "[image omitted: image/svg+xml is not supported]" }
+    ])
   })
 })

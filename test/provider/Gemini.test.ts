@@ -18,6 +18,7 @@ import { Effect, Result, Schema } from "effect"
 import { CurrentUser, tools } from "../../examples/tools.ts"
 import * as Gemini from "../../src/provider/Gemini.ts"
 import * as Tool from "../../src/Tool.ts"
+import * as ToolExecutionError from "../../src/ToolExecutionError.ts"
 import * as ToolOutput from "../../src/ToolOutput.ts"
 import * as ToolResultContent from "../../src/ToolResultContent.ts"
 import * as ToolSet from "../../src/ToolSet.ts"
@@ -430,5 +431,18 @@ describe("Gemini", () => {
         ])
         expect(next[1]).toBe(modelContent)
       }))
+  })
+
+  it("a result with empty output answers its status words instead of an empty value", () => {
+    const empty = ToolOutput.text("")
+    expect(Gemini.toolResults([
+      resultOf(empty, { status: "error", callId: "c1", error: ToolExecutionError.other("") }),
+      resultOf(empty, { status: "denied", callId: "c2" }),
+      resultOf(empty, { status: "success", callId: "c3" })
+    ]).parts).toStrictEqual([
+      { functionResponse: { id: "c1", name: "some_tool", response: { error: "Tool call failed (other)" } } },
+      { functionResponse: { id: "c2", name: "some_tool", response: { error: "Tool call denied", status: "denied" } } },
+      { functionResponse: { id: "c3", name: "some_tool", response: { output: "(empty result)" } } }
+    ])
   })
 })

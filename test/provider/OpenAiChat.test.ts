@@ -302,6 +302,85 @@ describe("OpenAiChat.toolResults media", () => {
   })
 })
 
+describe("OpenAiChat provider rules", () => {
+  it("only PNG, JPEG, GIF and WebP images and PDF files are attached; other media get the placeholder", () => {
+    const media = ToolOutput.content([
+      ToolResultContent.imageBase64("PHN2Zz48L3N2Zz4=", "image/svg+xml"),
+      ToolResultContent.imageUrl("https://example.com/a.tiff", "image/tiff"),
+      ToolResultContent.imageBase64(pixel),
+      ToolResultContent.fileBase64("UEsDBA==", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"),
+      ToolResultContent.fileBase64("aGk=", "text/plain", "hi.txt")
+    ])
+    expect(OpenAiChat.toolResults([resultOf(media, { callId: "c1", name: "media" })])).toStrictEqual([
+      {
+        role: "tool",
+        tool_call_id: "c1",
+        content: [
+          "[image omitted: image/svg+xml]",
+          "[image omitted: image/tiff]",
+          "[image image/png: attached to the user message after the tool results]",
+          "[file omitted: application/vnd.openxmlformats-officedocument.wordprocessingml.document]",
+          "[file omitted: text/plain]"
+        ].join("\n")
+      },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Attachments from tool call c1 (media):" },
+          { type: "image_url", image_url: { url: `data:image/png;base64,${pixel}` } }
+        ]
+      }
+    ])
+    const failed = OpenAiChat.toolResults([resultOf(ToolOutput.one(ToolResultContent.imageBase64("PHN2Zz48L3N2Zz4=", "image/svg+xml")))], {
+      media: "error"
+    })
+    assert(Result.isFailure(failed))
+    expect([failed.failure._tag, failed.failure.block, failed.failure.mediaType]).toStrictEqual([
+      "UnsupportedContentError",
+      "Image",
+      "image/svg+xml"
+    ])
+  })
+
+  it("a result with empty output is answered by its status words, not an empty or dangling text", () => {
+    const empty = ToolOutput.text("")
+    expect(OpenAiChat.toolResults([
+      resultOf(empty, { status: "error", callId: "c1", error: ToolExecutionError.other("") }),
+      resultOf(empty, { status: "denied", callId: "c2" }),
+      resultOf(empty, { status: "success", callId: "c3" })
+    ])).toStrictEqual([
+      { role: "tool", tool_call_id: "c1", content: "Tool call failed (other)" },
+      { role: "tool", tool_call_id: "c2", content: "Tool call denied" },
+      { role: "tool", tool_call_id: "c3", content: "(empty result)" }
+    ])
+  })
+
+  it("toolCalls never throws on malformed messages, and defaults a missing id or name to an empty string", () => {
+    const read = (message: unknown) => OpenAiChat.toolCalls(message as OpenAiChat.AssistantMessage)
+    expect([
+      read({ tool_calls: [{ type: "function", function: {} }] }),
+      read({ tool_calls: [{ id: 7, type: "function", function: { name: null, arguments: { a: 1 } } }] }),
+      read({ tool_calls: [{ id: "c1", type: "function", function: { name: "add", arguments: 42 } }] }),
+      read({ tool_calls: [null, 3, "x", { id: "c2", type: "function" }, { id: "c3", type: "function", function: null }] }),
+      read({ tool_calls: { 0: { id: "c4", type: "function", function: { name: "add" } }, length: 1 } }),
+      read({ tool_calls: "not an array" }),
+      read({ tool_calls: 5 }),
+      read(null),
+      read(42)
+    ]).toStrictEqual([
+      [{ id: "", name: "", arguments: "" }],
+      [{ id: "", name: "", arguments: { a: 1 } }],
+      [{ id: "c1", name: "add", arguments: 42 }],
+      [],
+      [],
+      [],
+      [],
+      [],
+      []
+    ])
+  })
+})
+
 describe("OpenAiChat types", () => {
   it("produced values are the SDK's types, and the SDK's message is accepted without a cast", () => {
     const defs = Result.getOrThrow(OpenAiChat.definitions(tools, { strict: true }))

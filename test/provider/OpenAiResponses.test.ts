@@ -177,6 +177,58 @@ describe("OpenAiResponses.toolResults", () => {
   })
 })
 
+describe("OpenAiResponses provider rules", () => {
+  it("only PNG, JPEG, GIF and WebP images and document files become parts; other media become placeholders", () => {
+    const media = ToolOutput.content([
+      ToolResultContent.imageBase64("PHN2Zz48L3N2Zz4=", "image/svg+xml"),
+      ToolResultContent.imageUrl("https://example.com/a.svg", "image/svg+xml"),
+      ToolResultContent.fileBase64("AAAA", "application/zip", "a.zip"),
+      ToolResultContent.fileUrl("https://example.com/v.mp4", "video/mp4"),
+      ToolResultContent.fileBase64("aGk=", "text/csv", "t.csv"),
+      ToolResultContent.fileUrl("https://example.com/d.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document")
+    ])
+    expect(OpenAiResponses.toolResults([resultOf(media, { callId: "c1" })])).toStrictEqual([{
+      type: "function_call_output",
+      call_id: "c1",
+      output: [
+        { type: "input_text", text: "[image omitted: image/svg+xml]" },
+        { type: "input_text", text: "[image omitted: image/svg+xml]" },
+        { type: "input_text", text: "[file omitted: application/zip]" },
+        { type: "input_text", text: "[file video/mp4: https://example.com/v.mp4]" },
+        { type: "input_file", file_data: "data:text/csv;base64,aGk=", filename: "t.csv" },
+        {
+          type: "input_file",
+          file_url: "https://example.com/d.docx"
+        }
+      ]
+    }])
+  })
+
+  it("a result with empty output is answered by its status words, not an empty or dangling text", () => {
+    const empty = ToolOutput.text("")
+    expect(OpenAiResponses.toolResults([
+      resultOf(empty, { status: "error", callId: "c1", error: ToolExecutionError.other("") }),
+      resultOf(empty, { status: "skipped", callId: "c2" }),
+      resultOf(empty, { status: "success", callId: "c3" })
+    ])).toStrictEqual([
+      { type: "function_call_output", call_id: "c1", output: "Tool call failed (other)" },
+      { type: "function_call_output", call_id: "c2", output: "Tool call skipped" },
+      { type: "function_call_output", call_id: "c3", output: "(empty result)" }
+    ])
+  })
+
+  it("toolCalls never throws on malformed input", () => {
+    const read = (response: unknown) => OpenAiResponses.toolCalls(response as OpenAiResponses.ResponseOutput)
+    expect([
+      read(null),
+      read(42),
+      read({ output: null }),
+      read({ output: "x" }),
+      read([null, 1, { type: "function_call" }])
+    ]).toStrictEqual([[], [], [], [], [{ id: "", name: "", arguments: "" }]])
+  })
+})
+
 describe("OpenAiResponses types", () => {
   it("produced values are the SDK's types, and the SDK's response is accepted without a cast", () => {
     const defs = Result.getOrThrow(OpenAiResponses.definitions(tools, { strict: true }))
