@@ -307,8 +307,8 @@ const copyUpTo = (frame: Frame, count: number): Array<unknown> | Record<string, 
   return copy
 }
 
-/** Sets a field on a copy as an own data property: a `__proto__` key stays a key and never becomes a prototype. */
-const defineField = (target: Record<string, unknown>, key: string, value: unknown) => {
+/** Sets a field as an own data property: a `__proto__` key stays a key and never becomes a prototype. */
+export const defineField = (target: Record<string, unknown>, key: string, value: unknown) => {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
 }
 

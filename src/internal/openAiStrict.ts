@@ -13,29 +13,16 @@
  * strict mode cannot express (`allOf`, `not`, `if`, `patternProperties`, maps as `additionalProperties: {…}`, tuples
  * as `prefixItems`, …) are refused with a {@link StrictSchemaError}.
  */
-import { Data, Result } from "effect"
+import { Result } from "effect"
 import type * as ToolCall from "../ToolCall.ts"
 import * as ToolDefinition from "../ToolDefinition.ts"
 import * as ToolSet from "../ToolSet.ts"
 import { defaultLimits, type JsonLimits, parseArguments } from "./json.ts"
 import type { JsonSchema } from "./jsonSchema.ts"
 import { definitionsOf, type Tools } from "./providerContent.ts"
+import { escapePointer, Refusal, strictCompiler, StrictSchemaError } from "./strictSchema.ts"
 
-/**
- * A strict tool's parameters schema cannot be compiled for the provider's strict mode (OpenAI strict mode, Anthropic
- * strict tool use). It names the tool, the JSON Pointer of the refused node inside the parameters schema and the
- * keyword. Raised when the definitions are built, never later: the tool is not offered with a schema the API would
- * refuse or the model could not follow. The same class in every adapter.
- */
-export class StrictSchemaError extends Data.TaggedError("StrictSchemaError")<{
-  /** The tool whose schema was refused. */
-  readonly toolName: string
-  /** A JSON Pointer to the refused node, inside the parameters schema. */
-  readonly path: string
-  /** The keyword strict mode cannot express. */
-  readonly keyword: string
-  readonly message: string
-}> {}
+export { StrictSchemaError }
 
 /**
  * Options of both OpenAI adapters' `definitions` (and of their `toolCalls`, which must be told the same).
@@ -177,8 +164,6 @@ const supportedFormats = new Set(["date-time", "time", "date", "duration", "emai
 
 const defsPrefix = "#/$defs/"
 
-const escapePointer = (key: string): string => key.replace(/~/g, "~0").replace(/\//g, "~1")
-
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** True when a schema already admits `null`. */
@@ -211,17 +196,6 @@ const literalOf = (schema: unknown): { readonly value: unknown } | undefined => 
   if ("const" in schema) return { value: schema.const }
   if (Array.isArray(schema.enum) && schema.enum.length === 1) return { value: schema.enum[0] }
   return undefined
-}
-
-class Refusal {
-  readonly path: string
-  readonly keyword: string
-  readonly reason: string
-  constructor(path: string, keyword: string, reason: string) {
-    this.path = path
-    this.keyword = keyword
-    this.reason = reason
-  }
 }
 
 /** Compiles one schema node; throws a `Refusal` (caught in `compile`) for what strict mode cannot express. */
@@ -304,56 +278,31 @@ const compileNode = (
   return { schema: out, plan }
 }
 
-const compiledCache = new WeakMap<ToolDefinition.ToolDefinition, Result.Result<Compiled, StrictSchemaError>>()
-
 /**
- * The strict form of a definition's parameters, with its plan. Cached per definition (definitions are cached per
- * tool, so a tool is compiled once).
+ * The strict form of a definition's parameters, with its plan. Compiled once per definition.
  */
-export const compile = (definition: ToolDefinition.ToolDefinition): Result.Result<Compiled, StrictSchemaError> => {
-  const cached = compiledCache.get(definition)
-  if (cached !== undefined) return cached
-  const result = compileUncached(definition)
-  compiledCache.set(definition, result)
-  return result
-}
-
-const compileUncached = (definition: ToolDefinition.ToolDefinition): Result.Result<Compiled, StrictSchemaError> => {
-  const refuse = (path: string, keyword: string, reason: string) =>
-    Result.fail(
-      new StrictSchemaError({
-        toolName: definition.name,
-        path: path === "" ? "/" : path,
-        keyword,
-        message: `tool \`${definition.name}\` cannot use OpenAI strict mode: ${reason} (at ${path === "" ? "/" : path})`
-      })
-    )
+export const compile = strictCompiler("OpenAI strict mode", (definition): Compiled => {
   const root = definition.parameters
   if (root.type !== "object" || root.anyOf !== undefined) {
-    return refuse("", "type", "the parameters schema must be an object, and not `anyOf`")
+    throw new Refusal("", "type", "the parameters schema must be an object, and not `anyOf`")
   }
-  try {
-    const { $defs, ...rest } = root
-    const compiled = compileNode(rest, "")
-    const defs = new Map<string, Plan>()
-    let parameters = compiled.schema
-    if (isObject($defs)) {
-      const outDefs: Record<string, unknown> = {}
-      for (const [name, schema] of Object.entries($defs)) {
-        const def = compileNode(schema, `/$defs/${escapePointer(name)}`)
-        outDefs[name] = def.schema
-        if (def.plan !== undefined) defs.set(name, def.plan)
-      }
-      parameters = { ...parameters, $defs: outDefs }
+  const { $defs, ...rest } = root
+  const compiled = compileNode(rest, "")
+  const defs = new Map<string, Plan>()
+  let parameters = compiled.schema
+  if (isObject($defs)) {
+    const outDefs: Record<string, unknown> = {}
+    for (const [name, schema] of Object.entries($defs)) {
+      const def = compileNode(schema, `/$defs/${escapePointer(name)}`)
+      outDefs[name] = def.schema
+      if (def.plan !== undefined) defs.set(name, def.plan)
     }
-    // A `$ref: "#"` points back at the root.
-    defs.set("", compiled.plan!)
-    return Result.succeed({ parameters, plan: compiled.plan!, defs })
-  } catch (error) {
-    if (error instanceof Refusal) return refuse(error.path, error.keyword, error.reason)
-    throw error
+    parameters = { ...parameters, $defs: outDefs }
   }
-}
+  // A `$ref: "#"` points back at the root.
+  defs.set("", compiled.plan!)
+  return { parameters, plan: compiled.plan!, defs }
+})
 
 // ---------------------------------------------------------------------------
 // null → absent

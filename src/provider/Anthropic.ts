@@ -23,7 +23,8 @@
  * @since 0.1.0
  */
 import { Result } from "effect"
-import { StrictSchemaError } from "../internal/openAiStrict.ts"
+import { defineField } from "../internal/json.ts"
+import { escapePointer, Refusal, strictCompiler, type StrictSchemaError } from "../internal/strictSchema.ts"
 import {
   blockText,
   definitionsOf,
@@ -35,7 +36,6 @@ import {
   type Tools
 } from "../internal/providerContent.ts"
 import type * as ToolCall from "../ToolCall.ts"
-import type * as ToolDefinition from "../ToolDefinition.ts"
 import type { ToolResult } from "../ToolResult.ts"
 import type * as ToolResultContent from "../ToolResultContent.ts"
 
@@ -85,7 +85,7 @@ export interface DefinitionsOptions {
  *
  * @category errors
  */
-export { StrictSchemaError } from "../internal/openAiStrict.ts"
+export { StrictSchemaError } from "../internal/strictSchema.ts"
 
 /**
  * The request's `tools` for a set (or a list of definitions), in order. The `strict` annotation of a tool (or the
@@ -175,23 +175,8 @@ const supportedFormats = new Set([
 
 const refPrefixes = ["#/$defs/", "#/definitions/"]
 
-const escapePointer = (key: string): string => key.replace(/~/g, "~0").replace(/\//g, "~1")
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
-class Refusal {
-  readonly path: string
-  readonly keyword: string
-  readonly reason: string
-  constructor(path: string, keyword: string, reason: string) {
-    this.path = path
-    this.keyword = keyword
-    this.reason = reason
-  }
-}
-
-const defineField = (target: Record<string, unknown>, key: string, value: unknown) =>
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
 
 /** Compiles one node; records every local reference in `refs`; throws a `Refusal` for what cannot be expressed. */
 const compileNode = (node: unknown, path: string, refs: Set<string>): Record<string, unknown> => {
@@ -260,53 +245,28 @@ const compileNode = (node: unknown, path: string, refs: Set<string>): Record<str
   return out
 }
 
-const compiledCache = new WeakMap<ToolDefinition.ToolDefinition, Result.Result<InputSchema, StrictSchemaError>>()
-
-const compileStrict = (definition: ToolDefinition.ToolDefinition): Result.Result<InputSchema, StrictSchemaError> => {
-  const cached = compiledCache.get(definition)
-  if (cached !== undefined) return cached
-  const result = compileUncached(definition)
-  compiledCache.set(definition, result)
-  return result
-}
-
-const compileUncached = (definition: ToolDefinition.ToolDefinition): Result.Result<InputSchema, StrictSchemaError> => {
-  const refuse = (path: string, keyword: string, reason: string) =>
-    Result.fail(
-      new StrictSchemaError({
-        toolName: definition.name,
-        path: path === "" ? "/" : path,
-        keyword,
-        message: `tool \`${definition.name}\` cannot use Anthropic strict tool use: ${reason} (at ${
-          path === "" ? "/" : path
-        })`
-      })
-    )
-  try {
-    const root = definition.parameters
-    const input_schema: Record<string, unknown> = { ...compileNode(root, "", new Set()), type: "object" }
-    // Each definition's references, to refuse recursion: a schema that reaches itself through `$ref`.
-    const edges = new Map<string, ReadonlySet<string>>()
-    for (const keyword of ["$defs", "definitions"] as const) {
-      const defs = root[keyword]
-      if (defs === undefined) continue
-      if (!isRecord(defs)) throw new Refusal(`/${keyword}`, keyword, `\`${keyword}\` must be an object`)
-      const out: Record<string, unknown> = {}
-      for (const [name, schema] of Object.entries(defs)) {
-        const refs = new Set<string>()
-        defineField(out, name, compileNode(schema, `/${keyword}/${escapePointer(name)}`, refs))
-        edges.set(`#/${keyword}/${name}`, refs)
-      }
-      input_schema[keyword] = out
+/** A strict definition's `input_schema`, compiled once per definition. */
+const compileStrict = strictCompiler("Anthropic strict tool use", (definition): InputSchema => {
+  const root = definition.parameters
+  const input_schema: Record<string, unknown> = { ...compileNode(root, "", new Set()), type: "object" }
+  // Each definition's references, to refuse recursion: a schema that reaches itself through `$ref`.
+  const edges = new Map<string, ReadonlySet<string>>()
+  for (const keyword of ["$defs", "definitions"] as const) {
+    const defs = root[keyword]
+    if (defs === undefined) continue
+    if (!isRecord(defs)) throw new Refusal(`/${keyword}`, keyword, `\`${keyword}\` must be an object`)
+    const out: Record<string, unknown> = {}
+    for (const [name, schema] of Object.entries(defs)) {
+      const refs = new Set<string>()
+      defineField(out, name, compileNode(schema, `/${keyword}/${escapePointer(name)}`, refs))
+      edges.set(`#/${keyword}/${name}`, refs)
     }
-    const cycle = findCycle(edges)
-    if (cycle !== undefined) throw new Refusal(cycle.replace(/^#/, ""), "$ref", "recursive schemas are not supported")
-    return Result.succeed(input_schema as InputSchema)
-  } catch (error) {
-    if (error instanceof Refusal) return refuse(error.path, error.keyword, error.reason)
-    throw error
+    input_schema[keyword] = out
   }
-}
+  const cycle = findCycle(edges)
+  if (cycle !== undefined) throw new Refusal(cycle.replace(/^#/, ""), "$ref", "recursive schemas are not supported")
+  return input_schema as InputSchema
+})
 
 /** A reference that lies on a cycle of references, or `undefined` when there is none. */
 const findCycle = (edges: ReadonlyMap<string, ReadonlySet<string>>): string | undefined => {

@@ -1,0 +1,70 @@
+/**
+ * What the providers' strict-mode compilers share: the error they fail with, the way a compiler refuses a node, and
+ * running a compilation once per tool definition.
+ */
+import { Data, Result } from "effect"
+import type * as ToolDefinition from "../ToolDefinition.ts"
+
+/**
+ * A strict tool's parameters schema cannot be compiled for the provider's strict mode (OpenAI strict mode, Anthropic
+ * strict tool use). It names the tool, the JSON Pointer of the refused node inside the parameters schema and the
+ * keyword. Raised when the definitions are built, never later: the tool is not offered with a schema the API would
+ * refuse or the model could not follow. The same class in every adapter.
+ */
+export class StrictSchemaError extends Data.TaggedError("StrictSchemaError")<{
+  /** The tool whose schema was refused. */
+  readonly toolName: string
+  /** A JSON Pointer to the refused node, inside the parameters schema. */
+  readonly path: string
+  /** The keyword strict mode cannot express. */
+  readonly keyword: string
+  readonly message: string
+}> {}
+
+/** Thrown by a compiler, deep in a schema, for a node strict mode cannot express; caught by {@link strictCompiler}. */
+export class Refusal {
+  readonly path: string
+  readonly keyword: string
+  readonly reason: string
+  constructor(path: string, keyword: string, reason: string) {
+    this.path = path
+    this.keyword = keyword
+    this.reason = reason
+  }
+}
+
+/** A key as a JSON Pointer segment. */
+export const escapePointer = (key: string): string => key.replace(/~/g, "~0").replace(/\//g, "~1")
+
+/**
+ * A provider's strict compilation, run once per definition (definitions are cached per tool, so a tool is compiled
+ * once) and turned into a `Result`: a `Refusal` thrown by `compile` becomes a {@link StrictSchemaError} naming
+ * `mode` ("OpenAI strict mode", say).
+ */
+export const strictCompiler = <A>(
+  mode: string,
+  compile: (definition: ToolDefinition.ToolDefinition) => A
+): (definition: ToolDefinition.ToolDefinition) => Result.Result<A, StrictSchemaError> => {
+  const cache = new WeakMap<ToolDefinition.ToolDefinition, Result.Result<A, StrictSchemaError>>()
+  return (definition) => {
+    const cached = cache.get(definition)
+    if (cached !== undefined) return cached
+    let result: Result.Result<A, StrictSchemaError>
+    try {
+      result = Result.succeed(compile(definition))
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error
+      const path = error.path === "" ? "/" : error.path
+      result = Result.fail(
+        new StrictSchemaError({
+          toolName: definition.name,
+          path,
+          keyword: error.keyword,
+          message: `tool \`${definition.name}\` cannot use ${mode}: ${error.reason} (at ${path})`
+        })
+      )
+    }
+    cache.set(definition, result)
+    return result
+  }
+}
