@@ -1,29 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { JsonSchemaType } from "@modelcontextprotocol/sdk/validation"
-import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker"
 import { Effect, Schema } from "effect"
 import { Tool, ToolDefinition } from "../src/index.ts"
-
-const validator = new CfWorkerJsonSchemaValidator({ draft: "2020-12" })
-const accepts = (schema: ToolDefinition.JsonSchema, value: unknown): boolean =>
-  validator.getValidator(schema as JsonSchemaType)(value).valid
-
-/** Every `$ref` string in a JSON Schema. */
-const refsIn = (schema: unknown): Array<string> => {
-  const refs: Array<string> = []
-  const stack: Array<unknown> = [schema]
-  while (stack.length > 0) {
-    const node = stack.pop()
-    if (Array.isArray(node)) stack.push(...node)
-    else if (typeof node === "object" && node !== null) {
-      for (const [key, value] of Object.entries(node)) {
-        if (key === "$ref" && typeof value === "string") refs.push(value)
-        else stack.push(value)
-      }
-    }
-  }
-  return refs
-}
+import { accepts, refsIn } from "./support/jsonSchema.ts"
 
 const Forecast = Tool.make("forecast", {
   description: "Weather forecast for a city",
@@ -197,12 +175,8 @@ describe("ToolDefinition", () => {
     const parameters = Tool.definition(Classify).parameters
     const defs = parameters.$defs as Record<string, unknown> | undefined
     assert.isDefined(defs)
-    const refs = refsIn(parameters)
-    assert.isAbove(refs.length, 0)
-    for (const ref of refs) {
-      assert.match(ref, /^#\/\$defs\//)
-      assert.property(defs, ref.slice("#/$defs/".length))
-    }
+    assert.deepStrictEqual(Object.keys(defs!), ["Category"])
+    assert.deepStrictEqual(refsIn(parameters), ["#/$defs/Category", "#/$defs/Category"])
     assert.deepStrictEqual(
       [parameters.type, parameters.required, parameters.additionalProperties],
       ["object", ["item", "tree"], false]
@@ -223,9 +197,12 @@ describe("ToolDefinition", () => {
       [parameters.type, parameters.properties !== undefined, parameters.required, parameters.additionalProperties],
       ["object", true, ["name", "children"], false]
     )
-    const defs = parameters.$defs as Record<string, unknown> | undefined
-    for (const ref of refsIn(parameters)) assert.property(defs, ref.slice("#/$defs/".length))
+    // The top-level object and the definition both point into $defs: nothing points at the root with "#".
+    assert.deepStrictEqual(Object.keys(parameters.$defs as Record<string, unknown>), ["Category"])
+    assert.deepStrictEqual(refsIn(parameters), ["#/$defs/Category", "#/$defs/Category"])
     assert.isTrue(accepts(parameters, { name: "root", children: [{ name: "a", children: [] }] }))
+    const deepMistake = { name: "root", children: [{ name: "a", children: [{ name: 1, children: [] }] }] }
+    assert.isFalse(accepts(parameters, deepMistake))
   })
 
   it("generates schemas that accept the values the Schemas accept, and reject extra keys", () => {

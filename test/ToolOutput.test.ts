@@ -122,8 +122,10 @@ describe("ToolOutput", () => {
     })
 
     it("keeps an array mixing blocks and other values as JSON only if it is JSON", () => {
-      const reason = failed(ToolOutput.fromReturn([ToolResultContent.text("a"), { b: 1 }]))
-      assert.include(reason, "$[0]")
+      assert.strictEqual(
+        failed(ToolOutput.fromReturn([ToolResultContent.text("a"), { b: 1 }])),
+        "$[0] is Text, not JSON"
+      )
     })
 
     it("turns a string into one Text block, even when it looks like JSON", () => {
@@ -157,20 +159,40 @@ describe("ToolOutput", () => {
       const cyclic: { name: string; self?: unknown } = { name: "loop" }
       cyclic.self = cyclic
       const cases: ReadonlyArray<readonly [unknown, string]> = [
-        [{ a: { b: Number.NaN } }, "$.a.b"],
-        [{ a: [1, Number.POSITIVE_INFINITY] }, "$.a[1]"],
-        [{ a: -Infinity }, "$.a"],
-        [{ n: 10n }, "$.n"],
-        [{ at: new Date(0) }, "$.at"],
-        [{ temperature: new Celsius() }, "$.temperature"],
-        [{ callback: () => 1 }, "$.callback"],
-        [{ list: [new Map()] }, "$.list[0]"],
-        [cyclic, "$.self"],
-        [[undefined], "$[0]"]
+        [{ a: { b: Number.NaN } }, "$.a.b is NaN, not JSON"],
+        [{ a: { b: new Date(0) } }, "$.a.b is Date, not JSON"],
+        [{ a: [1, Number.POSITIVE_INFINITY] }, "$.a[1] is Infinity, not JSON"],
+        [{ a: -Infinity }, "$.a is -Infinity, not JSON"],
+        [{ n: 10n }, "$.n is bigint, not JSON"],
+        [{ at: new Date(0) }, "$.at is Date, not JSON"],
+        [{ temperature: new Celsius() }, "$.temperature is Celsius, not JSON"],
+        [{ callback: () => 1 }, "$.callback is function, not JSON"],
+        [{ list: [new Map()] }, "$.list[0] is Map, not JSON"],
+        [{ ok: [{ x: 1 }], deep: [[{ y: [null, Symbol("s")] }]] }, "$.deep[0][0].y[1] is symbol, not JSON"],
+        [cyclic, "$.self is a cycle, not JSON"],
+        [[undefined], "$[0] is undefined, not JSON"]
       ]
-      for (const [value, path] of cases) {
-        const reason = failed(ToolOutput.fromReturn(value))
-        assert.include(reason, path, `reason for ${path}: ${reason}`)
+      assert.deepStrictEqual(
+        cases.map(([value]) => failed(ToolOutput.fromReturn(value))),
+        cases.map(([, reason]) => reason)
+      )
+    })
+
+    it("fails without reading further when a getter or proxy trap throws, quoting none of the error", () => {
+      const getter = {
+        a: {
+          get b(): unknown {
+            throw new Error("hunter2secret")
+          }
+        }
+      }
+      const proxy = new Proxy({}, {
+        ownKeys() {
+          throw new Error("hunter2secret")
+        }
+      })
+      for (const value of [getter, proxy, { nested: [proxy] }]) {
+        assert.strictEqual(failed(ToolOutput.fromReturn(value)), "the value could not be read")
       }
     })
 
@@ -184,11 +206,10 @@ describe("ToolOutput", () => {
         [() => 1, "function"],
         [Symbol("s"), "symbol"]
       ]
-      for (const [value, what] of cases) {
-        const reason = failed(ToolOutput.fromReturn(value))
-        assert.include(reason, "the output", reason)
-        assert.include(reason, what, reason)
-      }
+      assert.deepStrictEqual(
+        cases.map(([value]) => failed(ToolOutput.fromReturn(value))),
+        cases.map(([, what]) => `the output is ${what}, not JSON`)
+      )
     })
 
     it("uses the encoder's value instead of the returned one", () => {

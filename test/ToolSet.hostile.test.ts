@@ -191,7 +191,11 @@ describe("dispatch under hostile input", () => {
         ["{\"text\": \"x\", \"password\": hunter2secret}", "failed to parse tool arguments: Unexpected token"],
         ["[\"hunter2secret\",]", "failed to parse tool arguments: Unexpected token"],
         ["{\"password\":\"hunter2secret\"", "failed to parse tool arguments: Expected ',' or '}' after property value at position 27"],
-        ["{\"password\":\"hunter2secret", "failed to parse tool arguments: Unterminated string at position 26"]
+        ["{\"password\":\"hunter2secret", "failed to parse tool arguments: Unterminated string at position 26"],
+        [
+          "{\"a\":1} hunter2secret",
+          "failed to parse tool arguments: Unexpected non-whitespace character after the JSON value at position 8"
+        ]
       ] as const
       for (const [text, expected] of cases) {
         const result = yield* executeOnce(ToolSet.make(Echo), { id: "1", name: "echo", arguments: text })

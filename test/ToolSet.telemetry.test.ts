@@ -220,21 +220,46 @@ describe("ToolSet telemetry", () => {
 
     it.effect("gen_ai.tool.duration records one observation per call, by tool and status", () =>
       withFreshRegistry(Effect.gen(function*() {
-        yield* ToolSet.execute(set, call("add", { left: 1, right: 2 }))
-        yield* ToolSet.execute(set, call("add", { left: 1, right: 2 }))
-        yield* ToolSet.execute(set, call("add", "[1]"))
+        const first = yield* ToolSet.execute(set, call("add", { left: 1, right: 2 }))
+        const second = yield* ToolSet.execute(set, call("add", { left: 1, right: 2 }))
+        const failed = yield* ToolSet.execute(set, call("add", "[1]"))
         const durations = yield* series("gen_ai.tool.duration")
         const summary = durations
           .map(({ attributes, state }) => {
-            const histogram = state as Metric.HistogramState
-            assert.isTrue(histogram.min >= 0 && histogram.max >= histogram.min && histogram.sum >= 0)
-            return [attributes, histogram.count] as const
+            const { count, min, max, sum } = state as Metric.HistogramState
+            return [attributes, { count, min, max, sum }] as const
           })
           .sort(([a], [b]) => JSON.stringify(a).localeCompare(JSON.stringify(b)))
+        // The histogram observes exactly the durations the results report.
+        const [a, b, c] = [first.durationMs, second.durationMs, failed.durationMs]
         assert.deepStrictEqual(summary, [
-          [{ "gen_ai.tool.name": "add", "tool.status": "error" }, 1],
-          [{ "gen_ai.tool.name": "add", "tool.status": "success" }, 2]
+          [{ "gen_ai.tool.name": "add", "tool.status": "error" }, { count: 1, min: c, max: c, sum: c }],
+          [
+            { "gen_ai.tool.name": "add", "tool.status": "success" },
+            { count: 2, min: Math.min(a, b), max: Math.max(a, b), sum: a + b }
+          ]
         ])
+      })))
+
+    it.live("gen_ai.tool.duration records the wall time of the call, in milliseconds", () =>
+      withFreshRegistry(Effect.gen(function*() {
+        const Nap = Tool.make("nap", {
+          description: "Sleeps for 25 ms",
+          parameters: Schema.Struct({}),
+          call: () => Effect.as(Effect.sleep("25 millis"), "rested")
+        })
+        const naps = ToolSet.make(Nap)
+        yield* ToolSet.execute(naps, call("nap", {}))
+        yield* ToolSet.execute(naps, call("nap", {}))
+        const [only, ...rest] = yield* series("gen_ai.tool.duration")
+        assert.deepStrictEqual([only?.attributes, rest], [{ "gen_ai.tool.name": "nap", "tool.status": "success" }, []])
+        const histogram = only!.state as Metric.HistogramState
+        assert.strictEqual(histogram.count, 2)
+        // Timers fire on whole milliseconds, so a 25 ms sleep may measure a fraction under 25.
+        assert.isAtLeast(histogram.min, 24)
+        assert.isAtLeast(histogram.sum, 48)
+        // And far less than a call that never ended.
+        assert.isBelow(histogram.max, 10_000)
       })))
 
     it.effect("metrics go to the registry of the caller's context", () =>

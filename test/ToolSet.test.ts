@@ -172,10 +172,16 @@ describe("arguments: parsing and limits", () => {
     Effect.gen(function*() {
       const raw = "{\"left\":1,"
       const result = yield* ToolSet.execute(set, call("add", raw))
-      const text = Option.getOrThrow(ToolOutput.asText(result.output))
-      assert.isTrue(text.startsWith("failed to parse tool arguments: "), text)
-      invalid(result, raw, text)
+      invalid(result, raw, "failed to parse tool arguments: Expected double-quoted property name at position 10")
       assert.strictEqual(result.arguments, raw)
+    }))
+
+  it.effect("a parse failure's message never quotes the arguments, where V8's own message would", () =>
+    Effect.gen(function*() {
+      // V8 says: Unexpected token 'h', "{"left":hunter2sec"... is not valid JSON
+      const raw = "{\"left\":hunter2secret}"
+      const result = yield* ToolSet.execute(set, call("add", raw))
+      invalid(result, raw, "failed to parse tool arguments: Unexpected token")
     }))
 
   it.effect("a successful parse keeps the parsed value as the result's arguments", () =>
@@ -720,6 +726,8 @@ describe("defects, interruption and timeouts", () => {
         message: "tool `slow` timed out after 20 ms"
       })
       assert.deepStrictEqual(events, ["interrupted"])
+      // At least the timeout (timers fire on whole milliseconds), and far less than the 10 s the tool would take.
+      assert.isAtLeast(result.durationMs, 19)
       assert.isBelow(result.durationMs, 5_000)
       assert.isTrue(errorOf(result).retryable)
     }))

@@ -114,8 +114,10 @@ const parseFailure = (value: unknown, reason: string): ParsedArguments => ({
  */
 const syntaxErrorReason = (error: unknown): string => {
   const message = error instanceof SyntaxError ? error.message : ""
-  const located = /^([^"]*?) in JSON at position (\d+)/.exec(message)
-  if (located !== null) return `${located[1]} at position ${located[2]}`
+  const located = /^([^"]*?) (in|after) JSON at position (\d+)/.exec(message)
+  if (located !== null) {
+    return `${located[1]}${located[2] === "after" ? " after the JSON value" : ""} at position ${located[3]}`
+  }
   if (message.startsWith("Unexpected end of JSON input")) return "Unexpected end of JSON input"
   if (message.startsWith("Unexpected token")) return "Unexpected token"
   return "invalid JSON"

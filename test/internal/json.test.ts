@@ -60,14 +60,44 @@ describe("internal/json", () => {
       }
     })
 
-    it("rejects bad JSON with a reason, keeping the raw text", () => {
-      for (const input of ["{", "{\"a\":}", "{'a':1}", "{\"a\":1} trailing", "undefined"]) {
+    it("rejects bad JSON with V8's grammar words and position as the reason, keeping the raw text", () => {
+      const cases: ReadonlyArray<readonly [string, string]> = [
+        ["{", "Expected property name or '}' at position 1"],
+        ["{'a':1}", "Expected property name or '}' at position 1"],
+        ["{\"password\":\"hunter2secret\" \"x\":1}", "Expected ',' or '}' after property value at position 28"],
+        ["{\"password\":\"hunter2secret", "Unterminated string at position 26"],
+        ["{\"password\":\"hunter2secret\",", "Expected double-quoted property name at position 28"],
+        ["{\"password\":", "Unexpected end of JSON input"],
+        // V8 quotes the text around these: only the grammar words are kept.
+        ["{\"a\":}", "Unexpected token"],
+        ["{\"password\":hunter2secret}", "Unexpected token"],
+        ["hunter2secret", "Unexpected token"],
+        ["undefined", "invalid JSON"]
+      ]
+      for (const [input, reason] of cases) {
         const parsed = parseArguments(input, defaultLimits)
         assert.strictEqual(parsed.value, input)
-        assert.isTrue(Result.isFailure(parsed.result), input)
-        if (Result.isFailure(parsed.result)) {
-          assert.strictEqual(parsed.result.failure._tag, "ParseError")
-        }
+        assert.deepStrictEqual(parsed.result, Result.fail({ _tag: "ParseError", reason }), input)
+      }
+    })
+
+    it("never repeats the argument text in a parse failure's reason", () => {
+      const inputs = [
+        "{\"password\":hunter2secret}",
+        "hunter2secret",
+        "\"hunter2secret",
+        "{\"password\":\"hunter2secret\"]",
+        "{\"password\":\"hunter2\\qsecret\"}",
+        "{\"password\":\"hunter2secret\"} hunter2secret",
+        "[\"hunter2secret\", tru]",
+        `{"password":"${"hunter2secret".repeat(20)}",}`
+      ]
+      for (const input of inputs) {
+        const reason = parseErrorOf(input)
+        assert.notInclude(reason, "hunter", `${input} -> ${reason}`)
+        assert.notInclude(reason, "secret", `${input} -> ${reason}`)
+        assert.notInclude(reason, "password", `${input} -> ${reason}`)
+        assert.notInclude(reason, "\"", `${input} -> ${reason}`)
       }
     })
 

@@ -1,28 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { JsonSchemaType } from "@modelcontextprotocol/sdk/validation"
-import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker"
 import { Schema } from "effect"
 import { type JsonSchema, toJsonSchema, toParametersJsonSchema } from "../../src/internal/jsonSchema.ts"
-
-const validator = new CfWorkerJsonSchemaValidator({ draft: "2020-12" })
-const accepts = (schema: JsonSchema, value: unknown): boolean =>
-  validator.getValidator(schema as JsonSchemaType)(value).valid
-
-const refsIn = (schema: unknown): Array<string> => {
-  const refs: Array<string> = []
-  const stack: Array<unknown> = [schema]
-  while (stack.length > 0) {
-    const node = stack.pop()
-    if (Array.isArray(node)) stack.push(...node)
-    else if (typeof node === "object" && node !== null) {
-      for (const [key, value] of Object.entries(node)) {
-        if (key === "$ref" && typeof value === "string") refs.push(value)
-        else stack.push(value)
-      }
-    }
-  }
-  return refs
-}
+import { accepts, refsIn } from "../support/jsonSchema.ts"
 
 class Point extends Schema.Class<Point>("Point")({ x: Schema.Int, y: Schema.Int }) {}
 class Segment extends Schema.Class<Segment>("Segment")({ from: Point, to: Point }) {}
@@ -128,7 +107,8 @@ describe("internal/jsonSchema", () => {
       const schema = toJsonSchema(Schema.Struct({ start: Even }))
       const defs = schema.$defs as Record<string, JsonSchema>
       assert.deepStrictEqual(Object.keys(defs).sort(), ["Even", "Odd"])
-      for (const ref of refsIn(schema)) assert.property(defs, ref.slice("#/$defs/".length))
+      // start → Even, Even.next → Odd, Odd.next → Even.
+      assert.deepStrictEqual(refsIn(schema), ["#/$defs/Even", "#/$defs/Even", "#/$defs/Odd"])
       assert.isTrue(accepts(schema, { start: { next: { next: { next: {} } } } }))
       assert.isFalse(accepts(schema, { start: { next: { next: { extra: 1 } } } }))
     })
@@ -195,9 +175,11 @@ describe("internal/jsonSchema", () => {
         [schema.type, schema.required, schema.additionalProperties, Object.keys(schema.properties ?? {})],
         ["object", ["op", "args"], false, ["op", "args", "at"]]
       )
-      const defs = schema.$defs as Record<string, JsonSchema>
-      for (const ref of refsIn(schema)) assert.property(defs, ref.slice("#/$defs/".length))
+      assert.deepStrictEqual(Object.keys(schema.$defs as Record<string, JsonSchema>), ["Expr"])
+      // The top-level args and the definition's args.
+      assert.deepStrictEqual(refsIn(schema), ["#/$defs/Expr", "#/$defs/Expr"])
       assert.isTrue(accepts(schema, { op: "+", args: [{ op: "1", args: [] }] }))
+      assert.isFalse(accepts(schema, { op: "+", args: [{ op: "1", args: [{ op: 2, args: [] }] }] }))
     })
   })
 })

@@ -128,6 +128,59 @@ describe("restoreAbsent", () => {
       .toStrictEqual({ shape: { _tag: "Box", radius: null, label: "x" } })
   })
 
+  describe("branches with the same keys, told apart only by the discriminator", () => {
+    const Choice = Schema.Struct({
+      choice: Schema.Union([
+        Schema.TaggedStruct("A", { x: Schema.optionalKey(Schema.String) }),
+        Schema.TaggedStruct("B", { x: Schema.NullOr(Schema.String) })
+      ])
+    })
+    type Choice = typeof Choice.Type
+    const seen: Array<Choice> = []
+    const Pick = Tool.make("pick", {
+      description: "d",
+      parameters: Choice,
+      call: (choice) => Effect.sync(() => seen.push(choice)).pipe(Effect.as("ok"))
+    })
+    const picks = ToolSet.make(Pick)
+
+    it("keeps null where branch B allows it, and makes it absent where branch A had the key optional", () => {
+      const c = Result.getOrThrow(compile(ToolSet.definitions(picks)[0]!))
+      expect(restoreAbsent(c, { choice: { _tag: "B", x: null } })).toStrictEqual({ choice: { _tag: "B", x: null } })
+      expect(restoreAbsent(c, { choice: { _tag: "A", x: null } })).toStrictEqual({ choice: { _tag: "A" } })
+      expect(restoreAbsent(c, { choice: { _tag: "A", x: "s" } })).toStrictEqual({ choice: { _tag: "A", x: "s" } })
+    })
+
+    it.effect("the tool decodes x: null for B and no x for A, from arguments sent as a strict model would", () =>
+      Effect.gen(function*() {
+        seen.length = 0
+        const [offered] = Result.getOrThrow(OpenAiChat.definitions(picks, { strict: true }))
+        const strictParameters = offered!.function.parameters
+        const sent = [{ choice: { _tag: "B", x: null } }, { choice: { _tag: "A" } }, { choice: { _tag: "B", x: "s" } }]
+          .map((value) => asStrictModel(strictParameters, value))
+        // The model writes null for A's absent x, as it does for B's null x: the two look alike but for the tag.
+        expect(sent).toStrictEqual([
+          { choice: { _tag: "B", x: null } },
+          { choice: { _tag: "A", x: null } },
+          { choice: { _tag: "B", x: "s" } }
+        ])
+        const calls = OpenAiChat.toolCalls({
+          tool_calls: sent.map((value, i) => ({
+            id: `call_${i}`,
+            type: "function" as const,
+            function: { name: "pick", arguments: JSON.stringify(value) }
+          }))
+        }, { tools: picks, strict: true })
+        const results = yield* Effect.forEach(calls, (call) => ToolSet.execute(picks, call))
+        expect(results.map((result) => result.status)).toStrictEqual(["success", "success", "success"])
+        expect(seen).toStrictEqual([
+          { choice: { _tag: "B", x: null } },
+          { choice: { _tag: "A" } },
+          { choice: { _tag: "B", x: "s" } }
+        ])
+      }))
+  })
+
   it("never mutates its input and keeps a __proto__ key an own property", () => {
     // JSON.parse, because an object literal's `__proto__` sets the prototype instead of a key.
     const c = Result.getOrThrow(compile(definition(JSON.parse(
