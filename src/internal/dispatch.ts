@@ -11,8 +11,9 @@
  *                                  → other (the value cannot be encoded)
  *   6. build the ToolResult; record metrics, and a span when a tracing backend is installed
  *
- * Everything a call can reuse is computed once per tool, in its `Plan`. Synchronous Schemas return an `Exit` from
- * their parser, so a pure tool never needs more than the one fiber `execute` already runs on.
+ * Everything a call can reuse is computed once per tool, in its `Plan`. A Schema parser answers a successful
+ * synchronous parse with an `Exit`, and a tool that answers with `Effect.succeed` returns one too: the common path
+ * needs no fiber steps beyond the one `execute` already runs on.
  */
 import { Cause, Clock, Context, Duration, Effect, Exit, Option, References, Result, Schema, SchemaAST, Tracer } from "effect"
 import { SchemaJITCompiler } from "effect/schema"
@@ -65,7 +66,9 @@ const planOf = (tool: Tool.Any): Plan => {
   return plan
 }
 
-// Compiled codecs are cached per Schema, not per tool: tools that share a Schema share its parser.
+// Compiled codecs are cached per Schema, not per tool: tools that share a Schema share its parser. Each codec is
+// handed to Effect's JIT compiler for its AST only (not globally); where code generation is not allowed (a strict
+// Content-Security-Policy, say) Effect falls back to its interpreter on its own, with the same results.
 const decoders = new WeakMap<Tool.AnySchema, Record<"ignore" | "error", Plan["decode"] | undefined>>()
 const encoders = new WeakMap<Tool.AnySchema, NonNullable<Plan["encode"]>>()
 
