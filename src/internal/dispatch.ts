@@ -317,7 +317,7 @@ const run = (self: Call): Effect.Effect<ToolResult, never, any> => {
     return Effect.succeed(self.fail(plan, ToolExecutionError.invalidArgs(message)))
   }
   const decoded = plan.decode(parsed.result.success)
-  // Synchronous Schemas answer with an Exit: no extra step for them.
+  // A successful synchronous parse answers with an Exit: no extra step for it.
   return Exit.isExit(decoded)
     ? runTool(self, plan, decoded as Exit.Exit<unknown, SchemaIssue.Issue>)
     : Effect.flatMap(Effect.exit(decoded), (exit) => runTool(self, plan, exit))
