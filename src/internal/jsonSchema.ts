@@ -50,6 +50,16 @@ export const toJsonSchema = (schema: Schema.Top): JsonSchema => {
       delete out.allOf
       if (first !== undefined && out.description === undefined) out.description = first.description
     }
+    // `Schema.optional(Schema.NullOr(X))` says "null" twice: keep each alternative once.
+    if (Array.isArray(out.anyOf)) {
+      const seen = new Set<string>()
+      out.anyOf = out.anyOf.filter((alternative) => {
+        const key = JSON.stringify(alternative)
+        if (seen.has(key)) return false
+        seen.add(key)
+        return true
+      })
+    }
     if (out.type === "integer") {
       if (out.minimum === Number.MIN_SAFE_INTEGER) delete out.minimum
       if (out.maximum === Number.MAX_SAFE_INTEGER) delete out.maximum

@@ -123,6 +123,11 @@ describe("internal/jsonSchema", () => {
       })
     })
 
+    it("lists each anyOf alternative once: an optional nullable key says null once", () => {
+      const schema = toJsonSchema(Schema.Struct({ note: Schema.optional(Schema.NullOr(Schema.String)) }))
+      assert.deepStrictEqual((schema as any).properties.note, { anyOf: [{ type: "string" }, { type: "null" }] })
+    })
+
     it("keeps descriptions", () => {
       assert.deepStrictEqual(
         toJsonSchema(
