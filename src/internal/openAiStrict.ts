@@ -11,7 +11,8 @@
  * Keywords that only constrain values (`minLength`, `uniqueItems`, …) are removed: dispatch still checks them with
  * the tool's Schema, and reports a violation as `invalid_args`. Keywords that change the shape of the data in a way
  * strict mode cannot express (`allOf`, `not`, `if`, `patternProperties`, maps as `additionalProperties: {…}`, tuples
- * as `prefixItems`, …) are refused with a {@link StrictSchemaError}.
+ * as `prefixItems`, …) are refused with a {@link StrictSchemaError}, and so are nodes that accept any value (`{}`,
+ * from `Schema.Unknown` or `Schema.Json`) and arrays without `items`.
  */
 import { Result } from "effect"
 import type * as ToolCall from "../ToolCall.ts"
@@ -20,7 +21,15 @@ import * as ToolSet from "../ToolSet.ts"
 import { defaultLimits, type JsonLimits, parseArguments } from "./json.ts"
 import type { JsonSchema } from "./jsonSchema.ts"
 import { definitionsOf, type Tools } from "./providerContent.ts"
-import { escapePointer, Refusal, strictCompiler, StrictSchemaError } from "./strictSchema.ts"
+import {
+  escapePointer,
+  Refusal,
+  refuseKeywords,
+  refuseUntyped,
+  strictCompiler,
+  StrictSchemaError,
+  unsupportedShapeKeywords
+} from "./strictSchema.ts"
 
 export { StrictSchemaError }
 
@@ -30,7 +39,7 @@ export { StrictSchemaError }
  * A strict tool's parameters are compiled into OpenAI's strict subset: every property required, optional ones with a
  * `null` alternative, `additionalProperties: false`, value-only keywords (`minLength`, `uniqueItems`, …) removed —
  * dispatch still checks them with the tool's Schema. A schema strict mode cannot express (`allOf`, `not`, records,
- * tuples, …) fails the whole list with a {@link StrictSchemaError}, at definition time rather than as a 400 from the
+ * tuples, untyped values such as `Schema.Unknown`, arrays without `items`, …) fails the whole list with a {@link StrictSchemaError}, at definition time rather than as a 400 from the
  * API. `definitions` returns a `Result`: pure, usable without a runtime; `Effect.fromResult` lifts it into an Effect.
  *
  * @example
@@ -141,24 +150,13 @@ const kept = new Set([
   "maxItems"
 ])
 
-// Keywords strict mode cannot express and that change the shape of the data: refused.
-const refused = new Set([
-  "allOf",
-  "not",
-  "if",
-  "then",
-  "else",
-  "dependentRequired",
-  "dependentSchemas",
-  "patternProperties",
-  "propertyNames",
-  "unevaluatedProperties",
-  "unevaluatedItems",
-  "prefixItems",
-  "contains",
-  "minContains",
-  "maxContains"
-])
+// Keywords strict mode cannot express and that change the shape of the data: refused. `allOf` is OpenAI's own.
+const refused: ReadonlySet<string> = new Set(["allOf", ...unsupportedShapeKeywords])
+
+// A node needs one of these to say what its values are; `properties` alone means an object.
+const typedKeywords = ["type", "anyOf", "oneOf", "$ref", "enum", "const", "properties"]
+
+const mode = "strict mode"
 
 const supportedFormats = new Set(["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"])
 
@@ -206,10 +204,12 @@ const compileNode = (
   if (!isObject(node)) {
     throw new Refusal(path, "schema", "a boolean schema (`true` / `false`) cannot be expressed in strict mode")
   }
+  refuseKeywords(node, path, refused, mode)
+  // An untyped node (`Schema.Unknown`, `Schema.Json`) accepts any value, which strict mode cannot say.
+  refuseUntyped(node, path, typedKeywords, mode)
   const out: Record<string, unknown> = {}
   let plan: Plan | undefined
   for (const [key, value] of Object.entries(node)) {
-    if (refused.has(key)) throw new Refusal(path, key, `\`${key}\` is not supported in strict mode`)
     if (kept.has(key)) out[key] = value
     else if (key === "format") {
       if (typeof value === "string" && supportedFormats.has(value)) out.format = value
@@ -269,6 +269,11 @@ const compileNode = (
     out.required = Object.keys(properties)
     out.additionalProperties = false
     plan = { _tag: "Object", properties: planProperties, literals }
+  }
+  const isArrayType = node.type === "array" || (Array.isArray(node.type) && node.type.includes("array"))
+  if (isArrayType && node.items === undefined) {
+    // The openai SDK's own strict transform refuses it too: the API needs to know what the items are.
+    throw new Refusal(path, "items", "an array without `items` cannot be expressed in strict mode")
   }
   if (node.items !== undefined) {
     const items = compileNode(node.items, `${path}/items`)

@@ -124,3 +124,15 @@ export const imageMediaType = (mediaType: string | undefined, base64: string | u
 
 /** A `data:` URL: how OpenAI takes inline images and files. */
 export const dataUrl = (mediaType: string, base64: string): string => `data:${mediaType};base64,${base64}`
+
+/** The UTF-8 text of base64 data, or `undefined` when it is not valid base64 of valid UTF-8. */
+export const decodeBase64Text = (data: string): string | undefined => {
+  try {
+    const binary = atob(data)
+    const bytes = new Uint8Array(binary.length)
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i)
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes)
+  } catch {
+    return undefined
+  }
+}

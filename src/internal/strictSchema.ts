@@ -33,6 +33,58 @@ export class Refusal {
   }
 }
 
+/**
+ * Keywords that change the shape of the data in ways neither OpenAI's strict mode nor Anthropic's strict tool use
+ * can express (tuples, conditionals, negation, pattern-keyed or dependent properties, `contains`, `unevaluated*`):
+ * both compilers refuse them. OpenAI also refuses `allOf`, which Anthropic supports.
+ */
+export const unsupportedShapeKeywords: ReadonlySet<string> = new Set([
+  "not",
+  "if",
+  "then",
+  "else",
+  "dependentRequired",
+  "dependentSchemas",
+  "patternProperties",
+  "propertyNames",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "prefixItems",
+  "contains",
+  "minContains",
+  "maxContains"
+])
+
+/**
+ * Throws a `Refusal` for the first keyword of `node` in `keywords`. Run before a node's keywords are compiled, so a
+ * tuple is refused for its `prefixItems` rather than for whatever its other keywords happen to be.
+ */
+export const refuseKeywords = (
+  node: Readonly<Record<string, unknown>>,
+  path: string,
+  keywords: ReadonlySet<string>,
+  mode: string
+): void => {
+  for (const key of Object.keys(node)) {
+    if (keywords.has(key)) throw new Refusal(path, key, `\`${key}\` is not supported in ${mode}`)
+  }
+}
+
+/**
+ * Throws a `Refusal` for a node that says nothing about its values' type: none of `typed` is present. Strict modes
+ * need a type (or a union, reference or literal) on every node; `{}` (an unknown or any-JSON value) has none.
+ */
+export const refuseUntyped = (
+  node: Readonly<Record<string, unknown>>,
+  path: string,
+  typed: ReadonlyArray<string>,
+  mode: string
+): void => {
+  if (!typed.some((key) => node[key] !== undefined)) {
+    throw new Refusal(path, "type", `a schema without a type (any JSON value) cannot be expressed in ${mode}`)
+  }
+}
+
 /** A key as a JSON Pointer segment. */
 export const escapePointer = (key: string): string => key.replace(/~/g, "~0").replace(/\//g, "~1")
 

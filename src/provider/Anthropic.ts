@@ -24,9 +24,18 @@
  */
 import { Result } from "effect"
 import { defineField } from "../internal/json.ts"
-import { escapePointer, Refusal, strictCompiler, type StrictSchemaError } from "../internal/strictSchema.ts"
+import {
+  escapePointer,
+  Refusal,
+  refuseKeywords,
+  refuseUntyped,
+  strictCompiler,
+  type StrictSchemaError,
+  unsupportedShapeKeywords
+} from "../internal/strictSchema.ts"
 import {
   blockText,
+  decodeBase64Text,
   definitionsOf,
   emptyResultText,
   imageMediaType,
@@ -99,7 +108,10 @@ export { StrictSchemaError } from "../internal/strictSchema.ts"
  * with the tool's Schema. Optional properties stay optional (unlike OpenAI's strict mode). What the subset cannot
  * express fails the whole list with a {@link StrictSchemaError} at definition time, rather than as a 400 from the
  * API: records (`additionalProperties` other than `false`), recursive schemas, references outside the schema, enums
- * of objects or arrays, and boolean schemas.
+ * of objects or arrays, boolean schemas, nodes without a type (`{}`, from `Schema.Unknown` or `Schema.Json`), and the
+ * keywords that change the shape of the data (tuples as `prefixItems`, `not`, `if`/`then`/`else`,
+ * `patternProperties`, `propertyNames`, `dependentSchemas`/`dependentRequired`, `contains`, `unevaluated*`). `oneOf`
+ * is sent as `anyOf`.
  *
  * @example
  * ```ts
@@ -175,6 +187,10 @@ const supportedFormats = new Set([
 
 const refPrefixes = ["#/$defs/", "#/definitions/"]
 
+// What a node needs to say what its values are: the SDK's own transform refuses a node with none of these.
+const typedKeywords = ["type", "anyOf", "oneOf", "allOf", "$ref", "enum", "const"]
+
+const mode = "strict tool use"
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
@@ -183,6 +199,13 @@ const compileNode = (node: unknown, path: string, refs: Set<string>): Record<str
   if (!isRecord(node)) {
     throw new Refusal(path, "schema", "a boolean schema (`true` / `false`) cannot be expressed")
   }
+  // Checked before anything is compiled: a tuple is refused for its `prefixItems`, not kept as a looser array.
+  refuseKeywords(node, path, unsupportedShapeKeywords, mode)
+  if (node.anyOf !== undefined && node.oneOf !== undefined) {
+    throw new Refusal(path, "oneOf", "`anyOf` and `oneOf` together cannot be expressed")
+  }
+  // `{}` (`Schema.Unknown`, `Schema.Json`) accepts any value: the grammar strict tool use builds needs a type.
+  refuseUntyped(node, path, typedKeywords, mode)
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(node)) {
     if (droppedConstraints.has(key)) continue
@@ -225,7 +248,10 @@ const compileNode = (node: unknown, path: string, refs: Set<string>): Record<str
       case "allOf":
       case "oneOf":
         if (!Array.isArray(value)) throw new Refusal(path, key, `\`${key}\` must be an array`)
-        out[key] = value.map((branch, index) => compileNode(branch, `${path}/${key}/${index}`, refs))
+        // `oneOf` is not supported, `anyOf` is: the exclusivity it loses is still checked by dispatch's Schema.
+        out[key === "oneOf" ? "anyOf" : key] = value.map((branch, index) =>
+          compileNode(branch, `${path}/${key}/${index}`, refs)
+        )
         break
       case "$defs":
       case "definitions":
@@ -488,21 +514,10 @@ const renderFile = (file: ToolResultContent.File): ToolResultContentBlock => {
   }
   if (file.source._tag === "Url") return text(`[file${name} (${file.mediaType}): ${file.source.url}]`)
   if (file.mediaType === "text/plain") {
-    const decoded = decodeBase64Utf8(file.source.data)
+    const decoded = decodeBase64Text(file.source.data)
     if (decoded !== undefined) {
       return { type: "document", source: { type: "text", media_type: "text/plain", data: decoded }, ...title }
     }
   }
   return text(`[file${name} omitted: ${file.mediaType} is not supported]`)
-}
-
-const decodeBase64Utf8 = (data: string): string | undefined => {
-  try {
-    const binary = atob(data)
-    const bytes = new Uint8Array(binary.length)
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i)
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes)
-  } catch {
-    return undefined
-  }
 }

@@ -30,7 +30,14 @@
  */
 import { Data, Result } from "effect"
 import type { JsonSchema } from "../internal/jsonSchema.ts"
-import { blockText, definitionsOf, emptyResultText, imageMediaType, type Tools } from "../internal/providerContent.ts"
+import {
+  blockText,
+  decodeBase64Text,
+  definitionsOf,
+  emptyResultText,
+  imageMediaType,
+  type Tools
+} from "../internal/providerContent.ts"
 import type * as ToolCall from "../ToolCall.ts"
 import type { ToolResult } from "../ToolResult.ts"
 import type * as ToolResultContent from "../ToolResultContent.ts"
@@ -465,12 +472,13 @@ export interface InlineData {
 
 /**
  * Bytes by URI (the SDK's `FileData` / `FunctionResponseFileData`). The Gemini Developer API accepts file URIs of
- * its File API; Vertex AI also Cloud Storage and web URLs.
+ * its File API; Vertex AI also Cloud Storage and web URLs. The media type is required: a URL whose type is unknown
+ * is given to the model as text instead.
  *
  * @category models
  */
 export interface FileData {
-  mimeType?: string
+  mimeType: string
   fileUri: string
 }
 
@@ -519,22 +527,35 @@ export interface Content {
 export interface ToolResultsOptions {
   /**
    * Where images, audio and files go. `"nested"` (default): in the `functionResponse`'s own `parts`, as Gemini 3
-   * models take them. `"separate"`: as `inlineData` / `fileData` parts right after the `functionResponse` part, for
-   * older models that do not read media inside a function response.
+   * models take them; only the media types a function response may carry go there (see {@link toolResults}).
+   * `"separate"`: as `inlineData` / `fileData` parts after all the `functionResponse` parts of the content (the
+   * function responses come first, then every result's media, in the order of the results), for older models that
+   * do not read media inside a function response.
    */
   readonly media?: "nested" | "separate" | undefined
 }
+
+// What a function response's own `parts` may carry: a conservative set (common images and PDFs), since Gemini's API
+// reference does not list the media types a function response accepts. Text goes in the response value instead: the
+// FunctionResponseBlob reference says text must not be sent as raw bytes.
+const functionResponseMediaTypes: ReadonlySet<string> = new Set(["image/png", "image/jpeg", "image/webp", "application/pdf"])
 
 /**
  * The user content answering a turn: one `functionResponse` part per result, in order, in one `Content`.
  *
  * `response` is `{ output: value }` for a success and `{ error: value }` otherwise, with `status: "denied"` or
  * `status: "skipped"` added for those. The value is built from the output's Text (a string), Json (the value
- * itself, structured) and ResourceLink (its text, naming the URI) blocks: the one value when there is one, an array
- * of them in order when there are several, or none beside media; a result with nothing but empty text answers its status
- * words (`(empty result)` for a success). Images, audio and files become `inlineData` (base64) or
- * `fileData` (URL) media, placed by {@link ToolResultsOptions.media}; a base64 image without a media type is
- * recognized by its first bytes, or else described as text.
+ * itself, structured), ResourceLink (its text, naming the URI) and base64 plain-text File (its text) blocks: the one
+ * value when there is one, an array of them in order when there are several, or none beside media. A result with
+ * nothing but empty text answers its status words (`(empty result)` for a success), and so does a failed, denied or
+ * skipped result with nothing but media.
+ *
+ * Images, audio and files become `inlineData` (base64) or `fileData` (URL) media, placed by
+ * {@link ToolResultsOptions.media}. Inside a function response (`"nested"`) only PNG, JPEG and WebP images and PDFs
+ * are sent: a conservative set, since Gemini's API reference does not list the media types a function response
+ * accepts. Anything else is described in the value (by its URL, for media at a URL). A base64 image without a media type is recognized by its first bytes,
+ * or else described as text; media at a URL without a media type is given as its URL in text, since Gemini requires
+ * the type of file data.
  *
  * @example
  * ```ts
@@ -550,12 +571,16 @@ export interface ToolResultsOptions {
 export const toolResults = (results: Iterable<ToolResult>, options?: ToolResultsOptions): Content => {
   const separate = options?.media === "separate"
   const parts: Array<Part> = []
+  // Under "separate", every result's media, after all the function responses.
+  const trailing: Array<Part> = []
   for (const result of results) {
     const values: Array<unknown> = []
     const media: Array<FunctionResponsePart> = []
-    for (const block of result.output.content) renderBlock(block, values, media)
-    // Nothing at all would answer `{ error: [] }`: the status words say what happened instead.
-    const value = media.length === 0 && values.every((value) => value === "")
+    for (const block of result.output.content) renderBlock(block, values, media, separate)
+    // Nothing to read would answer `{ error: [] }` or `{ output: "" }`: the status words say what happened instead.
+    // A success with media alone keeps its empty value: the media are the answer.
+    const noText = values.every((value) => value === "")
+    const value = noText && (media.length === 0 || result.status !== "success")
       ? emptyResultText(result)
       : values.length === 1
       ? values[0]
@@ -572,16 +597,26 @@ export const toolResults = (results: Iterable<ToolResult>, options?: ToolResults
     }
     if (media.length > 0 && !separate) functionResponse.parts = media
     parts.push({ functionResponse })
-    if (separate) parts.push(...media)
+    if (separate) trailing.push(...media)
   }
+  parts.push(...trailing)
   return { role: "user", parts }
 }
+
+const omitted = (kind: string, mediaType: string): string =>
+  `[${kind} omitted: ${mediaType} is not supported in a function response]`
+
+const linked = (kind: string, mediaType: string | undefined, url: string, filename?: string): string =>
+  `[${kind}${filename === undefined ? "" : ` ${filename}`}${mediaType === undefined ? "" : ` (${mediaType})`}: ${url}]`
 
 const renderBlock = (
   block: ToolResultContent.ToolResultContent,
   values: Array<unknown>,
-  media: Array<FunctionResponsePart>
+  media: Array<FunctionResponsePart>,
+  separate: boolean
 ): void => {
+  // Separate parts are ordinary content parts, which take any media type Gemini reads; nested ones only a few.
+  const accepts = (mediaType: string): boolean => separate || functionResponseMediaTypes.has(mediaType)
   switch (block._tag) {
     case "Text":
       values.push(block.text)
@@ -593,28 +628,40 @@ const renderBlock = (
       values.push(blockText(block))
       return
     case "Audio":
-      media.push({ inlineData: { mimeType: block.mediaType, data: block.data } })
+      if (accepts(block.mediaType)) media.push({ inlineData: { mimeType: block.mediaType, data: block.data } })
+      else values.push(omitted("audio", block.mediaType))
       return
     case "Image": {
       if (block.source._tag === "Url") {
-        media.push({ fileData: { ...mimeTypeOf(block.mediaType), fileUri: block.source.url } })
+        const mimeType = block.mediaType
+        if (mimeType !== undefined && accepts(mimeType)) media.push({ fileData: { mimeType, fileUri: block.source.url } })
+        else values.push(linked("image", mimeType, block.source.url))
         return
       }
       const data = block.source.data
       const mimeType = imageMediaType(block.mediaType, data)
       if (mimeType === undefined) values.push("[image omitted: its media type is unknown]")
-      else media.push({ inlineData: { mimeType, data } })
+      else if (accepts(mimeType)) media.push({ inlineData: { mimeType, data } })
+      else values.push(omitted("image", mimeType))
       return
     }
-    case "File":
-      media.push(
-        block.source._tag === "Url"
-          ? { fileData: { mimeType: block.mediaType, fileUri: block.source.url } }
-          : { inlineData: { mimeType: block.mediaType, data: block.source.data } }
-      )
+    case "File": {
+      const mimeType = block.mediaType
+      if (block.source._tag === "Url") {
+        if (accepts(mimeType)) media.push({ fileData: { mimeType, fileUri: block.source.url } })
+        else values.push(linked("file", mimeType, block.source.url, block.filename))
+        return
+      }
+      if (mimeType === "text/plain") {
+        const text = decodeBase64Text(block.source.data)
+        if (text !== undefined) {
+          values.push(text)
+          return
+        }
+      }
+      if (accepts(mimeType)) media.push({ inlineData: { mimeType, data: block.source.data } })
+      else values.push(omitted(block.filename === undefined ? "file" : `file ${block.filename}`, mimeType))
       return
+    }
   }
 }
-
-const mimeTypeOf = (mediaType: string | undefined): { mimeType?: string } =>
-  mediaType === undefined ? {} : { mimeType: mediaType }

@@ -252,9 +252,12 @@ const isRecord = (u: unknown): u is { readonly [key: string]: unknown } => typeo
  *
  * - `"user-message"` (default): the tool message says where the media went, and one user message after all the
  *   tool messages carries them as content parts (PNG, JPEG, GIF and WebP images by data URL or URL, base64 PDFs as
- *   file parts, WAV and MP3 audio as audio parts), each call's parts after a text part naming the call id. Media
- *   OpenAI does not accept (an SVG image, a Word file, …) gets the placeholder instead.
- * - `"placeholder"`: a text placeholder such as `[image omitted: image/png]` stands in the tool message.
+ *   file parts, and WAV and MP3 audio as audio parts only with the `audio` option), each call's parts after a text
+ *   part naming the call id. Media OpenAI does not accept (an SVG image, a Word file, inline image data of no
+ *   recognizable type, audio without the `audio` option, …) gets the placeholder instead. An image by URL without a
+ *   media type is sent by its URL.
+ * - `"placeholder"`: a text placeholder such as `[image omitted: image/png]` stands in the tool message (`unknown
+ *   media type` when neither the block nor its data tells).
  * - `"error"`: {@link toolResults} fails with {@link UnsupportedContentError}.
  *
  * Files at a URL are written as a link in every policy (Chat Completions takes files only inline). Base64 data is
@@ -275,7 +278,8 @@ export class UnsupportedContentError extends Data.TaggedError("UnsupportedConten
   readonly toolName: string
   /** The kind of block: `Image`, `Audio` or `File`. */
   readonly block: "Image" | "Audio" | "File"
-  readonly mediaType: string
+  /** The block's media type; `undefined` for an image whose type neither the block nor its data tells. */
+  readonly mediaType: string | undefined
   readonly message: string
 }> {}
 
@@ -285,16 +289,28 @@ export class UnsupportedContentError extends Data.TaggedError("UnsupportedConten
  * @category models
  */
 export interface ToolResultsOptions<Policy extends MediaPolicy = MediaPolicy> {
+  /** What to do with images, audio and files: see {@link MediaPolicy}. */
   readonly media?: Policy | undefined
+  /**
+   * Under the `"user-message"` policy, send WAV and MP3 audio as `input_audio` parts of that user message. Off by
+   * default: only audio-capable chat models (such as `gpt-4o-audio-preview`) take audio input, and the others refuse
+   * the whole request, so audio gets a placeholder unless the caller knows the model hears it.
+   */
+  readonly audio?: boolean | undefined
 }
 
 type Media = ToolResultContent.Image | ToolResultContent.Audio | ToolResultContent.File
 
-const mediaTypeOf = (block: Media): string =>
+/**
+ * The media type of a block: for an image, its own or the one recognized from its base64 data; `undefined` when
+ * neither tells (never a guess: a data URL labelled with the wrong type is refused by the API).
+ */
+const mediaTypeOf = (block: Media): string | undefined =>
   block._tag === "Image"
-    // PNG when neither the block nor the data tells: a data URL needs one, and a placeholder names one.
-    ? imageMediaType(block.mediaType, block.source._tag === "Base64" ? block.source.data : undefined) ?? "image/png"
+    ? imageMediaType(block.mediaType, block.source._tag === "Base64" ? block.source.data : undefined)
     : block.mediaType
+
+const describeMediaType = (mediaType: string | undefined): string => mediaType ?? "unknown media type"
 
 const kindWord = (block: Media): string =>
   block._tag === "Image" ? "image" : block._tag === "Audio" ? "audio" : "file"
@@ -315,16 +331,22 @@ const audioFormat = (mediaType: string): "wav" | "mp3" | undefined => {
 
 /**
  * The content part that carries a media block in a user message, or `undefined` when Chat has none for it: images
- * only in the four formats OpenAI accepts (an image by URL without a media type is left for the API to read), and
- * `file` parts only for PDFs, the one file type Chat Completions takes.
+ * only in the four formats OpenAI accepts (an image by URL without a media type is left for the API to read; inline
+ * data of no recognizable type has none to send), `file` parts only for PDFs, the one file type Chat Completions
+ * takes, and audio only when the caller opted in.
  */
-const attachmentOf = (block: Media): ContentPart | undefined => {
+const attachmentOf = (block: Media, audio: boolean): ContentPart | undefined => {
   switch (block._tag) {
     case "Image": {
-      if (!isImageMediaType(mediaTypeOf(block))) return undefined
-      const url = block.source._tag === "Url"
-        ? block.source.url
-        : dataUrl(mediaTypeOf(block), block.source.data)
+      const mediaType = mediaTypeOf(block)
+      let url: string
+      if (block.source._tag === "Url") {
+        if (mediaType !== undefined && !isImageMediaType(mediaType)) return undefined
+        url = block.source.url
+      } else {
+        if (mediaType === undefined || !isImageMediaType(mediaType)) return undefined
+        url = dataUrl(mediaType, block.source.data)
+      }
       return {
         type: "image_url",
         image_url: block.detail === undefined ? { url } : { url, detail: block.detail }
@@ -339,6 +361,7 @@ const attachmentOf = (block: Media): ContentPart | undefined => {
           : { file_data: dataUrl(block.mediaType, block.source.data), filename: block.filename }
       }
     case "Audio": {
+      if (!audio) return undefined
       const format = audioFormat(block.mediaType)
       return format === undefined ? undefined : { type: "input_audio", input_audio: { data: block.data, format } }
     }
@@ -353,7 +376,11 @@ interface Rendered {
   readonly attachments: Array<ContentPart>
 }
 
-const render = (result: ToolResult, policy: MediaPolicy): Result.Result<Rendered, UnsupportedContentError> => {
+const render = (
+  result: ToolResult,
+  policy: MediaPolicy,
+  audio: boolean
+): Result.Result<Rendered, UnsupportedContentError> => {
   const lines: Array<string> = []
   const attachments: Array<ContentPart> = []
   for (const block of result.output.content) {
@@ -368,6 +395,7 @@ const render = (result: ToolResult, policy: MediaPolicy): Result.Result<Rendered
       continue
     }
     const mediaType = mediaTypeOf(media)
+    const described = describeMediaType(mediaType)
     if (policy === "error") {
       return Result.fail(
         new UnsupportedContentError({
@@ -376,16 +404,19 @@ const render = (result: ToolResult, policy: MediaPolicy): Result.Result<Rendered
           block: media._tag,
           mediaType,
           message:
-            `the result of tool call ${result.callId} (${result.name}) carries ${kindWord(media)} content (${mediaType}), which a Chat Completions tool message cannot carry`
+            `the result of tool call ${result.callId} (${result.name}) carries ${kindWord(media)} content (${described}), which a Chat Completions tool message cannot carry`
         })
       )
     }
-    const attachment = policy === "user-message" ? attachmentOf(media) : undefined
+    const attachment = policy === "user-message" ? attachmentOf(media, audio) : undefined
     if (attachment === undefined) {
-      lines.push(`[${kindWord(media)} omitted: ${mediaType}]`)
+      lines.push(`[${kindWord(media)} omitted: ${described}]`)
     } else {
       attachments.push(attachment)
-      lines.push(`[${kindWord(media)} ${mediaType}: attached to the user message after the tool results]`)
+      // An image by URL of unknown type goes as it is: the text names no type rather than a guessed one.
+      lines.push(
+        `[${kindWord(media)}${mediaType === undefined ? "" : ` ${mediaType}`}: attached to the user message after the tool results]`
+      )
     }
   }
   const body = lines.join("\n")
@@ -413,6 +444,7 @@ const render = (result: ToolResult, policy: MediaPolicy): Result.Result<Rendered
  * declare const results: ReadonlyArray<ToolResult.ToolResult>
  *
  * const messages = OpenAiChat.toolResults(results)
+ * const withAudio = OpenAiChat.toolResults(results, { audio: true }) // for audio-capable models
  * const withPlaceholders = OpenAiChat.toolResults(results, { media: "placeholder" })
  * const checked = OpenAiChat.toolResults(results, { media: "error" }) // Result<Array<ToolMessage>, …>
  * ```
@@ -440,10 +472,11 @@ export function toolResults(
   options?: ToolResultsOptions
 ): Array<Message> | Result.Result<Array<ToolMessage>, UnsupportedContentError> {
   const policy = options?.media ?? "user-message"
+  const audio = options?.audio === true
   const messages: Array<Message> = []
   const attachments: Array<ContentPart> = []
   for (const result of results) {
-    const rendered = render(result, policy)
+    const rendered = render(result, policy, audio)
     if (Result.isFailure(rendered)) return Result.fail(rendered.failure)
     messages.push(rendered.success.message)
     if (rendered.success.attachments.length > 0) {

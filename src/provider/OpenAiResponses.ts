@@ -259,11 +259,21 @@ const partOf = (block: ToolResultContent.ToolResultContent): OutputContent => {
   if (text !== undefined) return { type: "input_text", text }
   switch (block._tag) {
     case "Image": {
-      // A data URL needs a media type: PNG when neither the block nor the data tells.
-      const mediaType = imageMediaType(block.mediaType, block.source._tag === "Base64" ? block.source.data : undefined) ??
-        "image/png"
-      if (!isImageMediaType(mediaType)) return { type: "input_text", text: `[image omitted: ${mediaType}]` }
-      const image_url = block.source._tag === "Url" ? block.source.url : dataUrl(mediaType, block.source.data)
+      const mediaType = imageMediaType(block.mediaType, block.source._tag === "Base64" ? block.source.data : undefined)
+      let image_url: string
+      if (block.source._tag === "Url") {
+        // A URL without a media type is left for the API to read; one of a type OpenAI refuses is not sent.
+        if (mediaType !== undefined && !isImageMediaType(mediaType)) {
+          return { type: "input_text", text: `[image omitted: ${mediaType}]` }
+        }
+        image_url = block.source.url
+      } else {
+        // A data URL needs the true media type: a wrong label is refused by the API, so no guess is made.
+        if (mediaType === undefined || !isImageMediaType(mediaType)) {
+          return { type: "input_text", text: `[image omitted: ${mediaType ?? "unknown media type"}]` }
+        }
+        image_url = dataUrl(mediaType, block.source.data)
+      }
       return block.detail === undefined
         ? { type: "input_image", image_url }
         : { type: "input_image", image_url, detail: block.detail }
@@ -311,8 +321,9 @@ const outputOf = (result: ToolResult): string | Array<OutputContent> => {
  * text) and a list of `input_text` / `input_image` / `input_file` parts when it carries images or files (inline
  * data as `data:` URLs, never as text). Failures, refusals and skips are written as text that says so, and an empty
  * output as those words alone (or `(empty result)`). What OpenAI does not accept becomes a text placeholder: audio
- * (`[audio omitted: audio/wav]`), images other than PNG, JPEG, GIF and WebP, and files that are not documents
- * (a file at a URL is then written as a link).
+ * (`[audio omitted: audio/wav]`), images other than PNG, JPEG, GIF and WebP, inline images whose type neither the
+ * block nor their first bytes tell (`[image omitted: unknown media type]`), and files that are not documents (a file
+ * at a URL is then written as a link). An image by URL without a media type is sent by its URL.
  *
  * @example
  * ```ts

@@ -1,5 +1,6 @@
 import { assert, describe, expect, it } from "@effect/vitest"
 import { Effect, Option, Result, Schema } from "effect"
+import { toStrictJsonSchema } from "openai/lib/transform"
 import { compile, restoreAbsent, StrictSchemaError } from "../../src/internal/openAiStrict.ts"
 import * as OpenAiChat from "../../src/provider/OpenAiChat.ts"
 import * as Tool from "../../src/Tool.ts"
@@ -76,6 +77,65 @@ describe("compile", () => {
         message: "tool `t` cannot use OpenAI strict mode: `not` is not supported in strict mode (at /properties/a~1b)"
       })
     )
+  })
+
+  it("refuses an array without items, as the openai SDK's own strict transform does", () => {
+    const parameters: ToolDefinition.JsonSchema = {
+      type: "object",
+      properties: { list: { type: "array", maxItems: 3 } },
+      required: ["list"]
+    }
+    expect(() => toStrictJsonSchema(parameters)).toThrow(/array without `items`/)
+    expect(compile(definition(parameters))).toStrictEqual(Result.fail(new StrictSchemaError({
+      toolName: "t",
+      path: "/properties/list",
+      keyword: "items",
+      message:
+        "tool `t` cannot use OpenAI strict mode: an array without `items` cannot be expressed in strict mode (at /properties/list)"
+    })))
+    // `Schema.Array(Schema.Unknown)` is such an array.
+    const Bag = Tool.make("bag", {
+      description: "d",
+      parameters: Schema.Struct({ things: Schema.Array(Schema.Unknown) }),
+      call: () => Effect.succeed("ok")
+    })
+    const out = OpenAiChat.definitions(ToolSet.make(Bag), { strict: true })
+    assert(Result.isFailure(out))
+    expect([out.failure.path, out.failure.keyword]).toStrictEqual(["/properties/things", "items"])
+  })
+
+  it("refuses untyped schemas (Schema.Unknown, Schema.Json), which accept any value", () => {
+    const refusalOf = (field: typeof Schema.Unknown | typeof Schema.Json) => {
+      const Any = Tool.make("any", {
+        description: "d",
+        parameters: Schema.Struct({ value: field }),
+        call: () => Effect.succeed("ok")
+      })
+      const out = compile(ToolSet.definitions(ToolSet.make(Any))[0]!)
+      assert(Result.isFailure(out))
+      return out.failure
+    }
+    const expected = new StrictSchemaError({
+      toolName: "any",
+      path: "/properties/value",
+      keyword: "type",
+      message:
+        "tool `any` cannot use OpenAI strict mode: a schema without a type (any JSON value) cannot be expressed in strict mode (at /properties/value)"
+    })
+    expect([refusalOf(Schema.Unknown), refusalOf(Schema.Json)]).toStrictEqual([expected, expected])
+    // Typed by a union, a reference, a literal or properties alone, a node is still accepted.
+    assert(Result.isSuccess(compile(definition({
+      type: "object",
+      properties: {
+        a: { anyOf: [{ type: "string" }, { type: "null" }] },
+        b: { enum: ["x", "y"] },
+        c: { const: 1 },
+        d: { properties: { e: { type: "string" } }, required: ["e"] },
+        f: { $ref: "#/$defs/F" }
+      },
+      required: ["a", "b", "c", "d", "f"],
+      $defs: { F: { type: "string" } }
+    }))))
   })
 
   it("compiles recursive definitions in $defs", () => {

@@ -7,6 +7,7 @@ import type {
   ToolResultBlockParam,
   ToolUseBlock
 } from "@anthropic-ai/sdk/resources/messages"
+import { transformJSONSchema } from "@anthropic-ai/sdk/lib/transform-json-schema"
 import { assert, describe, expect, expectTypeOf, it } from "@effect/vitest"
 import { Effect, Result, Schema } from "effect"
 import { CurrentUser, tools } from "../../examples/tools.ts"
@@ -424,6 +425,82 @@ describe("Anthropic", () => {
           "tool `t` cannot use Anthropic strict tool use: enums of objects or arrays are not supported (at /properties/e)"
         ]
       ])
+    })
+
+    it("refuses tuples and the other keywords that change the shape of the data, as OpenAI's strict mode does", () => {
+      const Pair = Tool.make("pair", {
+        description: "Takes a pair",
+        parameters: Schema.Struct({ pair: Schema.Tuple([Schema.String, Schema.Int]) }),
+        annotations: { strict: true },
+        call: () => Effect.succeed("ok")
+      })
+      expect(Anthropic.definitions(ToolSet.make(Pair))).toStrictEqual(Result.fail(new Anthropic.StrictSchemaError({
+        toolName: "pair",
+        path: "/properties/pair",
+        keyword: "prefixItems",
+        message:
+          "tool `pair` cannot use Anthropic strict tool use: `prefixItems` is not supported in strict tool use (at /properties/pair)"
+      })))
+      const keywordRefused = (node: Record<string, unknown>) => {
+        const out = Anthropic.definitions([definitionOf({ type: "object", properties: { x: node } })])
+        assert(Result.isFailure(out))
+        return [out.failure.path, out.failure.keyword]
+      }
+      expect([
+        keywordRefused({ type: "string", not: { const: "a" } }),
+        keywordRefused({ type: "string", if: { const: "a" }, then: { minLength: 2 } }),
+        keywordRefused({ type: "object", patternProperties: { "^a": { type: "string" } } }),
+        keywordRefused({ type: "object", propertyNames: { pattern: "^a" } }),
+        keywordRefused({ type: "object", properties: { a: { type: "string" } }, dependentRequired: { a: ["b"] } }),
+        keywordRefused({ type: "object", dependentSchemas: { a: { required: ["b"] } } }),
+        keywordRefused({ type: "array", items: { type: "string" }, contains: { const: "a" } }),
+        keywordRefused({ type: "object", unevaluatedProperties: false }),
+        keywordRefused({ type: "array", unevaluatedItems: false })
+      ]).toStrictEqual([
+        ["/properties/x", "not"],
+        ["/properties/x", "if"],
+        ["/properties/x", "patternProperties"],
+        ["/properties/x", "propertyNames"],
+        ["/properties/x", "dependentRequired"],
+        ["/properties/x", "dependentSchemas"],
+        ["/properties/x", "contains"],
+        ["/properties/x", "unevaluatedProperties"],
+        ["/properties/x", "unevaluatedItems"]
+      ])
+    })
+
+    it("refuses nodes without a type, as the SDK's own transform does (Schema.Unknown, Schema.Json)", () => {
+      const Any = Tool.make("any", {
+        description: "d",
+        parameters: Schema.Struct({ value: Schema.Unknown, json: Schema.Json }),
+        annotations: { strict: true },
+        call: () => Effect.succeed("ok")
+      })
+      expect(() => transformJSONSchema({ type: "object", properties: { value: {} } })).toThrow(/must have a type/)
+      expect(Anthropic.definitions(ToolSet.make(Any))).toStrictEqual(Result.fail(new Anthropic.StrictSchemaError({
+        toolName: "any",
+        path: "/properties/value",
+        keyword: "type",
+        message:
+          "tool `any` cannot use Anthropic strict tool use: a schema without a type (any JSON value) cannot be expressed in strict tool use (at /properties/value)"
+      })))
+    })
+
+    it("sends oneOf as anyOf, as the SDK's own transform does", () => {
+      const parameters = {
+        type: "object",
+        properties: { o: { oneOf: [{ type: "string" }, { type: "integer" }] } },
+        required: ["o"]
+      }
+      const out = Anthropic.definitions([definitionOf(parameters)])
+      assert(Result.isSuccess(out))
+      expect(out.success[0]!.input_schema).toStrictEqual(transformJSONSchema(parameters))
+      expect(out.success[0]!.input_schema).toStrictEqual({
+        type: "object",
+        properties: { o: { anyOf: [{ type: "string" }, { type: "integer" }] } },
+        required: ["o"],
+        additionalProperties: false
+      })
     })
 
     it("leaves a tool that is not strict as it is, records included", () => {

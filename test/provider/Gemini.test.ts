@@ -254,7 +254,7 @@ describe("Gemini", () => {
           ToolResultContent.json(2),
           ToolResultContent.resourceLink({ uri: "https://example.com/x", name: "x" })
         ),
-        responseOf(ToolResultContent.audio("UklGRg==", "audio/wav"))
+        responseOf(ToolResultContent.fileBase64("JVBERi0=", "application/pdf"))
       ]).toStrictEqual([
         { functionResponse: { id: "call_1", name: "some_tool", response: { output: [1, { a: null }] } } },
         { functionResponse: { id: "call_1", name: "some_tool", response: { output: "{\"not\":\"parsed\"}" } } },
@@ -270,7 +270,7 @@ describe("Gemini", () => {
             id: "call_1",
             name: "some_tool",
             response: { output: [] },
-            parts: [{ inlineData: { mimeType: "audio/wav", data: "UklGRg==" } }]
+            parts: [{ inlineData: { mimeType: "application/pdf", data: "JVBERi0=" } }]
           }
         }
       ])
@@ -301,8 +301,92 @@ describe("Gemini", () => {
           functionResponse: {
             id: "call_1",
             name: "some_tool",
-            response: { output: [] },
-            parts: [{ fileData: { fileUri: "https://example.com/a.png" } }]
+            // File data needs a media type: without one, the model gets the URL as text.
+            response: { output: "[image: https://example.com/a.png]" }
+          }
+        }
+      ])
+    })
+
+    it("sends file data only with its media type, as the SDK's own helper builds it", () => {
+      const sdkPart: SdkFunctionResponsePart = createFunctionResponsePartFromUri("https://example.com/a.webp", "image/webp")
+      expect([
+        responseOf(ToolResultContent.imageUrl("https://example.com/a.webp", "image/webp")),
+        responseOf(
+          ToolResultContent.text("see"),
+          ToolResultContent.imageUrl("https://example.com/b"),
+          ToolResultContent.fileUrl("https://example.com/c.pdf", "application/pdf", "c.pdf")
+        )
+      ]).toStrictEqual([
+        { functionResponse: { id: "call_1", name: "some_tool", response: { output: [] }, parts: [sdkPart] } },
+        {
+          functionResponse: {
+            id: "call_1",
+            name: "some_tool",
+            response: { output: ["see", "[image: https://example.com/b]"] },
+            parts: [createFunctionResponsePartFromUri("https://example.com/c.pdf", "application/pdf")]
+          }
+        }
+      ])
+    })
+
+    it("puts only PNG, JPEG and WebP images and PDFs inside a function response, plain text as text, the rest described", () => {
+      const gif = "R0lGODlhAQABAAAAACw="
+      const response = responseOf(
+        ToolResultContent.imageBase64("/9j/4AAQ", "image/jpeg"),
+        ToolResultContent.imageBase64(gif),
+        ToolResultContent.imageUrl("https://example.com/a.svg", "image/svg+xml"),
+        ToolResultContent.audio("UklGRg==", "audio/wav"),
+        ToolResultContent.fileBase64(btoa("line one\nline two"), "text/plain", "notes.txt"),
+        ToolResultContent.fileBase64("UEsDBA==", "application/zip", "bundle.zip"),
+        ToolResultContent.fileUrl("https://example.com/data.csv", "text/csv", "data.csv"),
+        ToolResultContent.fileBase64("JVBERi0=", "application/pdf")
+      )
+      expect(response).toStrictEqual({
+        functionResponse: {
+          id: "call_1",
+          name: "some_tool",
+          response: {
+            output: [
+              "[image omitted: image/gif is not supported in a function response]",
+              "[image (image/svg+xml): https://example.com/a.svg]",
+              "[audio omitted: audio/wav is not supported in a function response]",
+              "line one\nline two",
+              "[file bundle.zip omitted: application/zip is not supported in a function response]",
+              "[file data.csv (text/csv): https://example.com/data.csv]"
+            ]
+          },
+          parts: [
+            createFunctionResponsePartFromBase64("/9j/4AAQ", "image/jpeg"),
+            createFunctionResponsePartFromBase64("JVBERi0=", "application/pdf")
+          ]
+        }
+      })
+    })
+
+    it("answers a failed, denied or skipped result with only media by its status words, the media kept", () => {
+      const chart = ToolOutput.one(ToolResultContent.imageBase64(pixel, "image/png"))
+      const parts = [createFunctionResponsePartFromBase64(pixel, "image/png")]
+      expect(Gemini.toolResults([
+        resultOf(chart, { status: "error", callId: "c1", error: ToolExecutionError.other("") }),
+        resultOf(chart, { status: "denied", callId: "c2" }),
+        resultOf(chart, { status: "skipped", callId: "c3" })
+      ]).parts).toStrictEqual([
+        { functionResponse: { id: "c1", name: "some_tool", response: { error: "Tool call failed (other)" }, parts } },
+        {
+          functionResponse: {
+            id: "c2",
+            name: "some_tool",
+            response: { error: "Tool call denied", status: "denied" },
+            parts
+          }
+        },
+        {
+          functionResponse: {
+            id: "c3",
+            name: "some_tool",
+            response: { error: "Tool call skipped", status: "skipped" },
+            parts
           }
         }
       ])
@@ -324,20 +408,29 @@ describe("Gemini", () => {
       })
     })
 
-    it("puts media in separate parts right after each functionResponse with media separate", () => {
+    it("with media separate, puts every functionResponse first, then the media of each result in order", () => {
       const results = [
         resultOf(
           ToolOutput.content([ToolResultContent.text("chart"), ToolResultContent.imageBase64(pixel, "image/png")]),
           { status: "success", callId: "fc_1", name: "render_chart" }),
-        resultOf(ToolOutput.text("ok"), { status: "success", callId: "fc_2", name: "add" })
+        resultOf(ToolOutput.text("ok"), { status: "success", callId: "fc_2", name: "add" }),
+        resultOf(
+          ToolOutput.content([
+            ToolResultContent.audio("UklGRg==", "audio/wav"),
+            ToolResultContent.fileBase64(btoa("hello"), "text/plain")
+          ]),
+          { status: "success", callId: "fc_3", name: "speak" })
       ]
       const content = Gemini.toolResults(results, { media: "separate" })
       expect(content).toStrictEqual({
         role: "user",
         parts: [
           { functionResponse: { id: "fc_1", name: "render_chart", response: { output: "chart" } } },
+          { functionResponse: { id: "fc_2", name: "add", response: { output: "ok" } } },
+          // Separate parts are ordinary content, which takes audio; plain text is still text.
+          { functionResponse: { id: "fc_3", name: "speak", response: { output: "hello" } } },
           { inlineData: { mimeType: "image/png", data: pixel } },
-          { functionResponse: { id: "fc_2", name: "add", response: { output: "ok" } } }
+          { inlineData: { mimeType: "audio/wav", data: "UklGRg==" } }
         ]
       })
     })

@@ -242,8 +242,8 @@ describe("OpenAiChat.toolResults media", () => {
     ToolResultContent.audio("T2dnUw==", "audio/ogg")
   ])
 
-  it("user-message: media go to one user message, files at a URL become links, unsupported audio a placeholder", () => {
-    expect(OpenAiChat.toolResults([resultOf(blocks, { callId: "c1", name: "media" }), resultOf(ToolOutput.text("plain"), { callId: "c2", name: "media" })])).toStrictEqual([
+  it("user-message with audio: media go to one user message, files at a URL become links, unsupported audio a placeholder", () => {
+    expect(OpenAiChat.toolResults([resultOf(blocks, { callId: "c1", name: "media" }), resultOf(ToolOutput.text("plain"), { callId: "c2", name: "media" })], { audio: true })).toStrictEqual([
       {
         role: "tool",
         tool_call_id: "c1",
@@ -268,6 +268,78 @@ describe("OpenAiChat.toolResults media", () => {
         ]
       }
     ])
+  })
+
+  it("user-message without the audio option: audio is a placeholder, images and files are still attached", () => {
+    const out = OpenAiChat.toolResults([resultOf(blocks, { callId: "c1", name: "media" })])
+    expect(out).toStrictEqual([
+      {
+        role: "tool",
+        tool_call_id: "c1",
+        content: [
+          "{\"a\":[1,2],\"b\":null}",
+          "report: https://example.com/r (Q3)",
+          "[image image/jpeg: attached to the user message after the tool results]",
+          "[file application/pdf: attached to the user message after the tool results]",
+          "[file application/pdf: https://example.com/q4.pdf]",
+          "[audio omitted: audio/wav]",
+          "[audio omitted: audio/ogg]"
+        ].join("\n")
+      },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Attachments from tool call c1 (media):" },
+          { type: "image_url", image_url: { url: "https://example.com/c.jpg", detail: "low" } },
+          { type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0=", filename: "q3.pdf" } }
+        ]
+      }
+    ])
+  })
+
+  it("an image of unknown type is never labelled PNG: inline data gets the placeholder, a URL is sent as it is", () => {
+    const images = ToolOutput.content([
+      ToolResultContent.imageBase64("AAAAAAAA"),
+      ToolResultContent.imageUrl("https://example.com/photo")
+    ])
+    const result = resultOf(images, { callId: "c1", name: "media" })
+    expect([
+      OpenAiChat.toolResults([result]),
+      OpenAiChat.toolResults([result], { media: "placeholder" })
+    ]).toStrictEqual([
+      [
+        {
+          role: "tool",
+          tool_call_id: "c1",
+          content: [
+            "[image omitted: unknown media type]",
+            "[image: attached to the user message after the tool results]"
+          ].join("\n")
+        },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "Attachments from tool call c1 (media):" },
+            { type: "image_url", image_url: { url: "https://example.com/photo" } }
+          ]
+        }
+      ],
+      [{
+        role: "tool",
+        tool_call_id: "c1",
+        content: "[image omitted: unknown media type]\n[image omitted: unknown media type]"
+      }]
+    ])
+    const failed = OpenAiChat.toolResults([result], { media: "error" })
+    assert(Result.isFailure(failed))
+    expect(failed.failure).toStrictEqual(new OpenAiChat.UnsupportedContentError({
+      callId: "c1",
+      toolName: "media",
+      block: "Image",
+      mediaType: undefined,
+      message:
+        "the result of tool call c1 (media) carries image content (unknown media type), which a Chat Completions tool message cannot carry"
+    }))
   })
 
   it("placeholder: every medium is named, no base64 reaches the text", () => {

@@ -161,6 +161,23 @@ describe("OpenAiResponses.toolResults", () => {
     ])
   })
 
+  it("an image of unknown type is never labelled PNG: inline data gets the placeholder, a URL is sent as it is", () => {
+    const output = ToolOutput.content([
+      ToolResultContent.imageBase64("AAAAAAAA", undefined, "low"),
+      ToolResultContent.imageUrl("https://example.com/photo", undefined, "low")
+    ])
+    expect(OpenAiResponses.toolResults([resultOf(output, { callId: "c1" })])).toStrictEqual([
+      {
+        type: "function_call_output",
+        call_id: "c1",
+        output: [
+          { type: "input_text", text: "[image omitted: unknown media type]" },
+          { type: "input_image", image_url: "https://example.com/photo", detail: "low" }
+        ]
+      }
+    ])
+  })
+
   it("a failed result with media says so in a text part before the media", () => {
     const error = ToolExecutionError.other("chart rendered partially")
     const output = ToolOutput.one(ToolResultContent.imageUrl("https://example.com/c.png"))
