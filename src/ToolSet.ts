@@ -7,10 +7,10 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Option, Predicate } from "effect"
+import { Context, Effect, Layer, Option, Predicate, References, Scope, Tracer } from "effect"
 import { dual } from "effect/Function"
 import { type Pipeable, pipeArguments } from "effect/Pipeable"
-import { dispatch, type ExecuteOptions, lookup, makeRegistry, type Registry } from "./internal/dispatch.ts"
+import { dispatch, type ExecuteOptions, limitsOf, lookup, makeRegistry, type Registry } from "./internal/dispatch.ts"
 import type * as Tool from "./Tool.ts"
 import type * as ToolCall from "./ToolCall.ts"
 import * as ToolDefinition from "./ToolDefinition.ts"
@@ -144,13 +144,20 @@ export const empty: ToolSet<never> = fromArray<never>([])
  * @category combinators
  */
 export const add: {
-  <T2 extends Tool.Any>(tool: T2): <T extends Tool.Any>(self: ToolSet<T>) => ToolSet<T | T2>
-  <T extends Tool.Any, T2 extends Tool.Any>(self: ToolSet<T>, tool: T2): ToolSet<T | T2>
+  <T2 extends Tool.Any>(tool: T2): <T extends Tool.Any>(self: ToolSet<T>) => ToolSet<Replaced<T, T2>>
+  <T extends Tool.Any, T2 extends Tool.Any>(self: ToolSet<T>, tool: T2): ToolSet<Replaced<T, T2>>
 } = dual(
   2,
-  <T extends Tool.Any, T2 extends Tool.Any>(self: ToolSet<T>, tool: T2): ToolSet<T | T2> =>
-    fromArray(upsertAll<T | T2>(self.tools, [tool]))
+  <T extends Tool.Any, T2 extends Tool.Any>(self: ToolSet<T>, tool: T2): ToolSet<Replaced<T, T2>> =>
+    fromArray(upsertAll<T | T2>(self.tools, [tool]) as Array<Replaced<T, T2>>)
 )
+
+/**
+ * The tools of a set after `T2` was added: a tool of `T` with the same name is gone (its requirements with it).
+ *
+ * @category models
+ */
+export type Replaced<T extends Tool.Any, T2 extends Tool.Any> = Exclude<T, { readonly name: T2["name"] }> | T2
 
 /**
  * Removes the tool with this name, keeping the order of the rest.
@@ -158,13 +165,21 @@ export const add: {
  * @category combinators
  */
 export const remove: {
-  <N extends string>(name: N): <T extends Tool.Any>(self: ToolSet<T>) => ToolSet<Exclude<T, { readonly name: N }>>
-  <T extends Tool.Any, N extends string>(self: ToolSet<T>, name: N): ToolSet<Exclude<T, { readonly name: N }>>
+  <N extends string>(name: N): <T extends Tool.Any>(self: ToolSet<T>) => ToolSet<Removed<T, N>>
+  <T extends Tool.Any, N extends string>(self: ToolSet<T>, name: N): ToolSet<Removed<T, N>>
 } = dual(
   2,
-  <T extends Tool.Any, N extends string>(self: ToolSet<T>, name: N): ToolSet<Exclude<T, { readonly name: N }>> =>
-    fromArray(self.tools.filter((tool) => tool.name !== name) as Array<Exclude<T, { readonly name: N }>>)
+  <T extends Tool.Any, N extends string>(self: ToolSet<T>, name: N): ToolSet<Removed<T, N>> =>
+    fromArray(self.tools.filter((tool) => tool.name !== name) as Array<Removed<T, N>>)
 )
+
+/**
+ * The tools of a set after the tool named `N` was removed. A name known only as `string` could be any tool's, so
+ * the set keeps its type (and its requirements): removing must never make a needed service optional.
+ *
+ * @category models
+ */
+export type Removed<T extends Tool.Any, N extends string> = string extends N ? T : Exclude<T, { readonly name: N }>
 
 /**
  * The tools of both sets: `self`'s in order, then `that`'s; a tool of `that` replaces a same-named tool of `self` in
@@ -173,12 +188,12 @@ export const remove: {
  * @category combinators
  */
 export const merge: {
-  <T2 extends Tool.Any>(that: ToolSet<T2>): <T extends Tool.Any>(self: ToolSet<T>) => ToolSet<T | T2>
-  <T extends Tool.Any, T2 extends Tool.Any>(self: ToolSet<T>, that: ToolSet<T2>): ToolSet<T | T2>
+  <T2 extends Tool.Any>(that: ToolSet<T2>): <T extends Tool.Any>(self: ToolSet<T>) => ToolSet<Replaced<T, T2>>
+  <T extends Tool.Any, T2 extends Tool.Any>(self: ToolSet<T>, that: ToolSet<T2>): ToolSet<Replaced<T, T2>>
 } = dual(
   2,
-  <T extends Tool.Any, T2 extends Tool.Any>(self: ToolSet<T>, that: ToolSet<T2>): ToolSet<T | T2> =>
-    fromArray(upsertAll<T | T2>(self.tools, that.tools))
+  <T extends Tool.Any, T2 extends Tool.Any>(self: ToolSet<T>, that: ToolSet<T2>): ToolSet<Replaced<T, T2>> =>
+    fromArray(upsertAll<T | T2>(self.tools, that.tools) as Array<Replaced<T, T2>>)
 )
 
 /**
@@ -247,7 +262,7 @@ export const execute: {
     self: ToolSet<T>,
     call: ToolCall.ToolCall,
     options?: ExecuteOptions
-  ): Effect.Effect<ToolResult, never, Tool.Requirements<T>> => dispatch(self.registry, call, options)
+  ): Effect.Effect<ToolResult, never, Tool.Requirements<T>> => dispatch(self.registry, call, limitsOf(options))
 )
 
 /**
@@ -272,9 +287,12 @@ export const executeAll: {
     calls: Iterable<ToolCall.ToolCall>,
     options?: ExecuteAllOptions
   ): Effect.Effect<Array<ToolResult>, never, Tool.Requirements<T>> =>
-    Effect.forEach(calls, (call) => dispatch(self.registry, call, options), {
+  {
+    const limits = limitsOf(options)
+    return Effect.forEach(calls, (call) => dispatch(self.registry, call, limits), {
       concurrency: options?.concurrency ?? 1
     })
+  }
 )
 
 /**
@@ -330,10 +348,18 @@ export const toLayer = <I, PerCall, T extends Tool.Any>(
 ): Layer.Layer<I, never, Exclude<Tool.Requirements<T>, PerCall>> =>
   Layer.effect(
     tag,
-    Effect.map(Effect.context<Exclude<Tool.Requirements<T>, PerCall>>(), (captured): Service<PerCall> => {
+    Effect.map(Effect.context<Exclude<Tool.Requirements<T>, PerCall>>(), (built): Service<PerCall> => {
+      // What belongs to building the layer stays there: its span (calls are not children of start-up), its stack
+      // frame, its scope (a tool's per-call resources are not released only at shutdown) and its memo map.
+      const captured: Context.Context<never> = Context.omit(
+        Tracer.ParentSpan,
+        References.CurrentStackFrame,
+        Scope.Scope,
+        Layer.CurrentMemoMap
+      )(built as Context.Context<unknown>) as Context.Context<never>
       // The caller's context wins: its tracer, parent span and per-call values; captured services fill the rest.
       const withCaptured = <A>(effect: Effect.Effect<A, never, any>): Effect.Effect<A, never, PerCall> =>
-        Effect.updateContext(effect, (caller: Context.Context<never>) => Context.merge(captured, caller))
+        Effect.updateContext(effect, (caller: Context.Context<never>) => Context.merge(captured, caller) as Context.Context<any>)
       return {
         execute: (call, options) => withCaptured(execute(set, call, options)),
         executeAll: (calls, options) => withCaptured(executeAll(set, calls, options)),

@@ -1,5 +1,5 @@
 import { assert, describe, expectTypeOf, it } from "@effect/vitest"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer, Schema, Tracer } from "effect"
 import { Tool, ToolCall, ToolOutput, ToolResult, ToolSet } from "../src/index.ts"
 
 class Database extends Context.Service<Database, { readonly lookup: (id: string) => string }>()("app/Database") {}
@@ -139,4 +139,41 @@ describe("ToolSet.toLayer", () => {
     }).pipe(
       Effect.provide(ToolsLive.pipe(Layer.provide(makeDatabase().layer), Layer.provide(Layer.succeed(Locale)("en"))))
     ))
+
+  it.effect("calls through the layer are children of the caller's span, not of the span that built the layer", () =>
+    Effect.gen(function*() {
+      const spans: Array<Tracer.NativeSpan> = []
+      const tracer = Tracer.make({
+        span(options) {
+          const span = new Tracer.NativeSpan(options)
+          spans.push(span)
+          return span
+        }
+      })
+      const parentOf = (name: string) => {
+        const span = spans.find((span) => span.name === name)!
+        return span.parent._tag === "Some" && span.parent.value._tag === "Span" ? span.parent.value.name : "(root)"
+      }
+      yield* Effect.gen(function*() {
+        const tools = yield* Tools
+        yield* tools.execute(call("whoami")).pipe(Effect.provideService(CurrentUser, { id: "erin" }))
+        yield* tools.execute(call("greet", { name: "Ada" })).pipe(
+          Effect.provideService(CurrentUser, { id: "erin" }),
+          Effect.withSpan("request")
+        )
+      }).pipe(
+        Effect.provide(
+          ToolsLive.pipe(
+            Layer.provide(makeDatabase().layer),
+            Layer.provide(Layer.succeed(Locale)("en")),
+            Layer.withSpan("build-layer")
+          )
+        ),
+        Effect.withTracer(tracer)
+      )
+      assert.deepStrictEqual(
+        { whoami: parentOf("execute_tool whoami"), greet: parentOf("execute_tool greet") },
+        { whoami: "(root)", greet: "request" }
+      )
+    }))
 })
