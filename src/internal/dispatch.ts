@@ -180,13 +180,19 @@ const maxListedNames = 20
 export interface Registry {
   readonly byName: ReadonlyMap<string, Plan>
   readonly names: ReadonlyArray<string>
+  /** The end of a not_found message: which tools there are (at most 20 names). */
+  readonly available: string
 }
 
 /** The registry of a list of tools with unique names. Plans are shared by every set that holds the same tool. */
 export const makeRegistry = (tools: ReadonlyArray<Tool.Any>): Registry => {
   const byName = new Map<string, Plan>()
   for (const tool of tools) byName.set(tool.name, planOf(tool))
-  return { byName, names: tools.map((tool) => tool.name) }
+  const names = tools.map((tool) => tool.name)
+  const listed = names.slice(0, maxListedNames).map((name) => `\`${name}\``).join(", ")
+  const more = names.length > maxListedNames ? `, and ${names.length - maxListedNames} more` : ""
+  const available = names.length === 0 ? "no tools are available" : `available tools: ${listed}${more}`
+  return { byName, names, available }
 }
 
 /** The tool registered under a name. */
@@ -196,10 +202,10 @@ export const lookup = (registry: Registry, name: string): Tool.Any | undefined =
 export const dispatch = (
   registry: Registry,
   call: ToolCall.ToolCall,
-  options?: ExecuteOptions
+  limits: JsonLimits
 ): Effect.Effect<ToolResult, never, any> =>
   Effect.withFiber((fiber) => {
-    const self = new Call(registry, call, options, fiber.context)
+    const self = new Call(registry, call, limits, fiber.context)
     // Effect's default tracer observes nothing: the span is skipped unless a tracing backend is installed.
     if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return run(self)
     // The span is made by Effect (parent, sampling, propagation and span annotations as Effect decides) and ended
@@ -226,8 +232,13 @@ export const dispatch = (
 /** How much of a name the model sent a message or a span repeats: the name may be anything, of any length. */
 const maxEchoedNameLength = 64
 
-const bounded = (name: string): string =>
-  name.length > maxEchoedNameLength ? `${name.slice(0, maxEchoedNameLength)}…` : name
+const bounded = (name: string): string => {
+  if (name.length <= maxEchoedNameLength) return name
+  // Never cut between the two halves of a surrogate pair (an emoji, say).
+  const last = name.charCodeAt(maxEchoedNameLength - 1)
+  const end = last >= 0xd800 && last <= 0xdbff ? maxEchoedNameLength - 1 : maxEchoedNameLength
+  return `${name.slice(0, end)}…`
+}
 
 /**
  * One call on its way through the pipeline: what every step needs, in one object, and the one place a result is
@@ -236,7 +247,7 @@ const bounded = (name: string): string =>
 class Call {
   readonly startedAt = performance.now()
   readonly registry: Registry
-  readonly options: ExecuteOptions | undefined
+  readonly limits: JsonLimits
   readonly fiberContext: Context.Context<never>
   readonly id: string
   readonly name: string
@@ -246,11 +257,11 @@ class Call {
   constructor(
     registry: Registry,
     call: ToolCall.ToolCall,
-    options: ExecuteOptions | undefined,
+    limits: JsonLimits,
     fiberContext: Context.Context<never>
   ) {
     this.registry = registry
-    this.options = options
+    this.limits = limits
     this.fiberContext = fiberContext
     // The call comes from a model through an adapter, or from JavaScript: read it once, and make do with what is
     // readable. A missing or non-string id or name is empty (an unknown tool), never a dead dispatch.
@@ -306,7 +317,7 @@ const noMetadata: Context.Context<never> = Context.empty()
 /** Steps 1 to 3: look up, parse, decode. */
 const run = (self: Call): Effect.Effect<ToolResult, never, any> => {
   const plan = self.registry.byName.get(self.name)
-  const parsed = parseArguments(self.args, limitsOf(self.options))
+  const parsed = parseArguments(self.args, self.limits)
   self.args = parsed.value
   if (plan === undefined) return Effect.succeed(self.fail(undefined, notFound(self.registry, self.name)))
   if (Result.isFailure(parsed.result)) {
@@ -323,14 +334,11 @@ const run = (self: Call): Effect.Effect<ToolResult, never, any> => {
     : Effect.flatMap(Effect.exit(decoded), (exit) => runTool(self, plan, exit))
 }
 
-const notFound = (registry: Registry, name: string): ToolExecutionError.ToolExecutionError => {
-  const listed = registry.names.slice(0, maxListedNames).map((name) => `\`${name}\``).join(", ")
-  const more = registry.names.length > maxListedNames ? `, and ${registry.names.length - maxListedNames} more` : ""
-  const available = registry.names.length === 0 ? "no tools are available" : `available tools: ${listed}${more}`
-  return ToolExecutionError.notFound(`tool \`${bounded(name)}\` not found; ${available}`)
-}
+const notFound = (registry: Registry, name: string): ToolExecutionError.ToolExecutionError =>
+  ToolExecutionError.notFound(`tool \`${bounded(name)}\` not found; ${registry.available}`)
 
-const limitsOf = (options: ExecuteOptions | undefined): JsonLimits =>
+/** The argument limits of a call's options; resolved once per `execute` or `executeAll`, not per call. */
+export const limitsOf = (options: ExecuteOptions | undefined): JsonLimits =>
   options === undefined || (options.maxArgumentBytes === undefined && options.maxArgumentDepth === undefined)
     ? defaultLimits
     : {
