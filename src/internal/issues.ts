@@ -16,8 +16,19 @@ const formatPath = (path: ReadonlyArray<PropertyKey>): string => {
   return out
 }
 
+// Effect's JSON codec for `Schema.Number` also accepts these three strings, and says so when a value fails. A model
+// told `Expected "Infinity" | "-Infinity" | "NaN"` for `"5"` is steered the wrong way: it should send a number.
+const nonFinite = `"Infinity" | "-Infinity" | "NaN"`
+
+const forModel = (message: string): string =>
+  message.includes(nonFinite) ? message.replace(`number | ${nonFinite}`, "number").replace(nonFinite, "number") : message
+
 /** One line per failing path: `- $.left: Expected an integer`. */
 export const formatIssues = (issue: SchemaIssue.Issue): string =>
   formatter(issue).issues
-    .map(({ message, path }) => `- ${formatPath((path ?? []).map((segment) => typeof segment === "object" ? segment.key : segment))}: ${message}`)
+    .map(({ message, path }) =>
+      `- ${formatPath((path ?? []).map((segment) => typeof segment === "object" ? segment.key : segment))}: ${
+        forModel(message)
+      }`
+    )
     .join("\n")
