@@ -4,8 +4,8 @@
  *
  * @since 0.1.0
  */
-import type { Duration, Effect, Schema } from "effect"
-import { Predicate } from "effect"
+import type { Effect, Schema } from "effect"
+import { Duration, Option, Predicate } from "effect"
 import { type Pipeable, pipeArguments } from "effect/Pipeable"
 import * as ToolDefinition from "./ToolDefinition.ts"
 import type { MissingToolContext, ToolContext } from "./ToolContext.ts"
@@ -31,7 +31,11 @@ export interface Annotations {
   readonly openWorld?: boolean | undefined
   /** Ask providers that support it (OpenAI) to hold the model to the schema exactly. */
   readonly strict?: boolean | undefined
-  /** Dispatch fails the call with kind `timeout`, and interrupts it, after this long. */
+  /**
+   * Dispatch interrupts the call after this long and fails it with kind `timeout`. As with `Effect.timeout`, the
+   * result waits for the interruption to finish, so the tool's finalizers have always run by then; a tool inside an
+   * uninterruptible region is answered only when the region ends.
+   */
   readonly timeout?: Duration.Input | undefined
 }
 
@@ -151,6 +155,17 @@ const Proto = {
 }
 
 /**
+ * Arguments arrive as a JSON object, so a tool's `parameters` must encode to one: for any other Schema (a string, an
+ * array) this type makes `Tool.make` fail to compile, naming the problem.
+ *
+ * @category models
+ */
+export type ObjectParameters<P extends AnySchema> = P["Encoded"] extends ReadonlyArray<unknown>
+  ? { readonly "parameters must be a Schema of an object": never }
+  : P["Encoded"] extends object ? unknown
+  : { readonly "parameters must be a Schema of an object": never }
+
+/**
  * What a tool's `call` may fail with when it declares a `failure` Schema: that Schema's type, or errors dispatch
  * handles itself (a `ToolExecutionError`, a `MissingToolContext`). Without a `failure` Schema, anything.
  *
@@ -181,6 +196,9 @@ export type DeclaredFailure<F extends Schema.Top> = [F] extends [never] ? unknow
  * })
  * ```
  *
+ * Throws a `TypeError` when the `timeout` annotation is not a duration: a mistake in the definition, reported where
+ * it is made.
+ *
  * @category constructors
  */
 export const make = <
@@ -193,8 +211,8 @@ export const make = <
   S extends AnySchema = never
 >(name: Name, options: {
   readonly description: string
-  /** The arguments. Use `Schema.Struct({})` for a tool that takes none. */
-  readonly parameters: P
+  /** The arguments: a Schema of an object (a struct, a class, a record). `Schema.Struct({})` for none. */
+  readonly parameters: P & ObjectParameters<P>
   /** The output; with it, dispatch encodes the output with its JSON codec and the definition has `outputSchema`. */
   readonly success?: S | undefined
   /** The typed errors: documentation for operators, and something for `mapError` to match on. */
@@ -216,6 +234,11 @@ export const make = <
   E | ([F] extends [never] ? never : F["Type"]),
   Exclude<R, ToolContext>
 > => {
+  const timeout = options.annotations?.timeout
+  if (timeout !== undefined && Option.isNone(Duration.fromInput(timeout))) {
+    // A definition-time mistake of the tool's author, reported where it is made rather than on the first call.
+    throw new TypeError(`tool \`${name}\`: the timeout annotation is not a duration: ${String(timeout)}`)
+  }
   const self = Object.create(Proto)
   self.name = name
   self.description = options.description

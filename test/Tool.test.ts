@@ -196,4 +196,18 @@ describe("Tool", () => {
       })
     })
   })
+
+  it("a timeout annotation that is not a duration is refused where the tool is defined", () => {
+    assert.throws(
+      () =>
+        Tool.make("slow", {
+          description: "Has a broken timeout",
+          parameters: Schema.Struct({}),
+          annotations: { timeout: "soon" as never },
+          call: () => Effect.succeed("done")
+        }),
+      TypeError,
+      "tool `slow`: the timeout annotation is not a duration: soon"
+    )
+  })
 })

@@ -227,4 +227,32 @@ describe("ToolDefinition", () => {
     assert.deepStrictEqual(parameters.properties, { at: { type: "string" }, attendees: { type: "string" } })
     assert.isTrue(accepts(parameters, { at: "2024-01-31T10:00:00.000Z", attendees: "3" }))
   })
+
+  it("a record or a union of structs as parameters still gets an object with properties and required at the top", () => {
+    const Record = Tool.make("record", {
+      description: "A record",
+      parameters: Schema.Record(Schema.String, Schema.Finite),
+      call: () => Effect.succeed("ok")
+    })
+    const Union = Tool.make("union", {
+      description: "A union",
+      parameters: Schema.Union([Schema.Struct({ a: Schema.String }), Schema.Struct({ b: Schema.Finite })]),
+      call: () => Effect.succeed("ok")
+    })
+    assert.deepStrictEqual(ToolDefinition.fromTool(Record).parameters, {
+      type: "object",
+      additionalProperties: { type: "number" },
+      properties: {},
+      required: []
+    })
+    assert.deepStrictEqual(ToolDefinition.fromTool(Union).parameters, {
+      anyOf: [
+        { type: "object", properties: { a: { type: "string" } }, required: ["a"], additionalProperties: false },
+        { type: "object", properties: { b: { type: "number" } }, required: ["b"], additionalProperties: false }
+      ],
+      type: "object",
+      properties: {},
+      required: []
+    })
+  })
 })

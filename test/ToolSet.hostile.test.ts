@@ -318,6 +318,31 @@ describe("dispatch details the tests above rely on", () => {
       assert.deepStrictEqual(ToolResult.metadata(result, AuditKey), Option.none())
     }))
 
+  it.effect("a string where Schema.Number wants a number is told to send a number, not \"Infinity\"", () =>
+    Effect.gen(function*() {
+      const Numeric = Tool.make("numeric", {
+        description: "Takes numbers",
+        parameters: Schema.Struct({ x: Schema.Number, y: Schema.optionalKey(Schema.Number) }),
+        call: () => Effect.succeed("ran")
+      })
+      const result = yield* executeOnce(ToolSet.make(Numeric), { id: "1", name: "numeric", arguments: "{\"x\":\"5\",\"y\":[1]}" })
+      assert.strictEqual(
+        summarize(result).modelText,
+        "tool arguments did not match the schema:\n- $.x: Expected number\n- $.y: Expected number"
+      )
+    }))
+
+  it.effect("an unknown name is cut at 64 characters, never between the halves of an emoji", () =>
+    Effect.gen(function*() {
+      const set = ToolSet.make(returning(() => "ran"))
+      const name = `${"a".repeat(63)}🙂${"b".repeat(10)}`
+      const result = yield* executeOnce(set, { id: "1", name, arguments: {} })
+      assert.strictEqual(
+        summarize(result).modelText,
+        `tool \`${"a".repeat(63)}…\` not found; available tools: \`returning\``
+      )
+    }))
+
   it.live("durationMs is the wall time of the call", () =>
     Effect.gen(function*() {
       const Sleepy = Tool.make("sleepy", {

@@ -50,7 +50,7 @@ const NoArgs = Tool.make("no_args", {
 })
 
 /** Accepts any object and hands back what it received, so tests can see what `call` was given. */
-const makeRecorder = <P extends Tool.AnySchema>(name: string, parameters: P) => {
+const makeRecorder = <P extends Tool.AnySchema>(name: string, parameters: P & Tool.ObjectParameters<P>) => {
   const received: Array<unknown> = []
   const tool = Tool.make(name, {
     description: "Records its arguments",

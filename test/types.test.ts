@@ -214,6 +214,53 @@ describe("types", () => {
     })
   })
 
+  it("parameters must be a Schema of an object", () => {
+    Tool.make("record", {
+      description: "A record",
+      parameters: Schema.Record(Schema.String, Schema.Number),
+      call: (args) => Effect.succeed(Object.keys(args).length)
+    })
+    Tool.make("union", {
+      description: "A union of structs",
+      parameters: Schema.Union([Schema.Struct({ a: Schema.String }), Schema.Struct({ b: Schema.Number })]),
+      call: () => Effect.succeed("ok")
+    })
+    Tool.make("string", {
+      description: "Not an object",
+      // @ts-expect-error a string is not an object
+      parameters: Schema.String,
+      call: () => Effect.succeed("never")
+    })
+    Tool.make("array", {
+      description: "Not an object either",
+      // @ts-expect-error an array is not an object
+      parameters: Schema.Array(Schema.String),
+      call: () => Effect.succeed("never")
+    })
+  })
+
+  it("replacing or removing a tool removes its requirements, but only for a name known exactly", () => {
+    const NeedsDb = Tool.make("shared", {
+      description: "Needs the database",
+      parameters: Schema.Struct({}),
+      call: () => Effect.map(Database, (db) => db.lookup("x"))
+    })
+    const NeedsUser = Tool.make("shared", {
+      description: "Needs the user",
+      parameters: Schema.Struct({}),
+      call: () => Effect.map(CurrentUser, (user) => user.id)
+    })
+    const replaced = ToolSet.make(NeedsDb).pipe(ToolSet.add(NeedsUser))
+    expectTypeOf<ToolSet.Requirements<typeof replaced>>().toEqualTypeOf<CurrentUser>()
+    const merged = ToolSet.merge(ToolSet.make(NeedsDb), ToolSet.make(NeedsUser))
+    expectTypeOf<ToolSet.Requirements<typeof merged>>().toEqualTypeOf<CurrentUser>()
+    const removed = ToolSet.remove(ToolSet.make(NeedsDb, Lookup), "shared")
+    expectTypeOf<ToolSet.Requirements<typeof removed>>().toEqualTypeOf<Database>()
+    const someName: string = "shared"
+    const removedByString = ToolSet.remove(ToolSet.make(NeedsDb), someName)
+    expectTypeOf<ToolSet.Requirements<typeof removedByString>>().toEqualTypeOf<Database>()
+  })
+
   it("the service of a layer keeps the per-call requirements only", () => {
     class Tools extends Context.Service<Tools, ToolSet.Service<CurrentUser>>()("app/Tools") {}
     const layer = ToolSet.toLayer(Tools, ToolSet.make(Add, Lookup))

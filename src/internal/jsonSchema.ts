@@ -96,7 +96,10 @@ export const toParametersJsonSchema = (schema: Schema.Top): JsonSchema => {
   if (ast._tag === "Objects" && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0) {
     return { type: "object", properties: {}, required: [], additionalProperties: false }
   }
-  return toJsonSchema(schema)
+  const out = toJsonSchema(schema)
+  // A union of structs (`anyOf` at the top) or a record has no `properties`: say what every provider asks of the top
+  // of a parameters schema, which constrains nothing more.
+  return { ...out, type: "object", properties: out.properties ?? {}, required: out.required ?? [] }
 }
 
 const isDescriptionOnly = (u: unknown): boolean =>
