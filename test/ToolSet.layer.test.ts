@@ -1,6 +1,7 @@
 import { assert, describe, expectTypeOf, it } from "@effect/vitest"
-import { Context, Effect, Layer, Schema, Tracer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { Tool, ToolCall, ToolOutput, ToolResult, ToolSet } from "../src/index.ts"
+import { makeRecorder } from "./support/tracing.ts"
 
 class Database extends Context.Service<Database, { readonly lookup: (id: string) => string }>()("app/Database") {}
 class CurrentUser extends Context.Service<CurrentUser, { readonly id: string }>()("app/CurrentUser") {}
@@ -142,14 +143,7 @@ describe("ToolSet.toLayer", () => {
 
   it.effect("calls through the layer are children of the caller's span, not of the span that built the layer", () =>
     Effect.gen(function*() {
-      const spans: Array<Tracer.NativeSpan> = []
-      const tracer = Tracer.make({
-        span(options) {
-          const span = new Tracer.NativeSpan(options)
-          spans.push(span)
-          return span
-        }
-      })
+      const { spans, tracer } = makeRecorder()
       const parentOf = (name: string) => {
         const span = spans.find((span) => span.name === name)!
         return span.parent._tag === "Some" && span.parent.value._tag === "Span" ? span.parent.value.name : "(root)"

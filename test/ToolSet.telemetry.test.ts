@@ -1,19 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Exit, Fiber, Metric, Option, Schema, Tracer } from "effect"
 import { Tool, ToolCall, ToolExecutionError, ToolOutput, ToolSet } from "../src/index.ts"
+import { makeRecorder } from "./support/tracing.ts"
 
-// A tracing backend that keeps every span it is asked for.
-const makeRecorder = () => {
-  const spans: Array<Tracer.NativeSpan> = []
-  const tracer = Tracer.make({
-    span(options) {
-      const span = new Tracer.NativeSpan(options)
-      spans.push(span)
-      return span
-    }
-  })
-  return { spans, tracer }
-}
 
 const Add = Tool.make("add", {
   description: "Add two integers",
