@@ -24,7 +24,7 @@ export const definitionsOf = (tools: Tools): ReadonlyArray<ToolDefinition.ToolDe
 // ---------------------------------------------------------------------------
 
 /** A Json block as compact JSON text. */
-export const jsonText = (value: unknown): string => JSON.stringify(value)
+const jsonText = (value: unknown): string => JSON.stringify(value)
 
 /**
  * The text of a block that has a text form (Text, Json, ResourceLink), or `undefined` for media (Image, Audio, File),
@@ -112,7 +112,7 @@ const imageMediaTypes: ReadonlySet<string> = new Set<ImageMediaType>(["image/jpe
 export const isImageMediaType = (mediaType: string): mediaType is ImageMediaType => imageMediaTypes.has(mediaType)
 
 /** The media type of a base64 image recognized by its first bytes, or `undefined` when none matches. */
-export const sniffImageMediaType = (base64: string): ImageMediaType | undefined =>
+const sniffImageMediaType = (base64: string): ImageMediaType | undefined =>
   imageSignatures.find(([prefix]) => base64.startsWith(prefix))?.[1]
 
 /**
