@@ -1,3 +1,6 @@
+/**
+ * One tool, one call: the arguments as JSON text, what the model sees, and the host-only metadata it never sees.
+ */
 import { Console, Context, Effect, Option, Schema } from "effect"
 import { Tool, ToolCall, ToolContext, ToolOutput, ToolResult, ToolSet } from "../src/index.ts"
 

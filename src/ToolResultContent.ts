@@ -3,7 +3,8 @@
  * Blocks stay typed until a provider adapter renders them for its wire format.
  *
  * Blocks are classes: a value is a block because it was built by one of these constructors, never because a plain
- * object happens to have the same shape. Each block class has a Schema ({@link schema}) to serialize it.
+ * object happens to have the same shape. Each block class has a Schema to serialize it (`TextBlockSchema`,
+ * `JsonBlockSchema`, …), and {@link schema} takes any block.
  *
  * @since 0.1.0
  */
@@ -211,21 +212,21 @@ const blockSchema = <Fields extends Schema.Struct.Fields, C extends new(fields: 
  *
  * @category schemas
  */
-export const TextSchema = blockSchema(Text, "Text", { text: Schema.String })
+export const TextBlockSchema = blockSchema(Text, "Text", { text: Schema.String })
 
 /**
  * The Schema of a Json block.
  *
  * @category schemas
  */
-export const JsonSchema = blockSchema(Json, "Json", { value: Schema.Json })
+export const JsonBlockSchema = blockSchema(Json, "Json", { value: Schema.Json })
 
 /**
  * The Schema of an Image block.
  *
  * @category schemas
  */
-export const ImageSchema = blockSchema(Image, "Image", {
+export const ImageBlockSchema = blockSchema(Image, "Image", {
   source: SourceSchema,
   mediaType: optional(Schema.String),
   detail: optional(Schema.Literals(["auto", "low", "high"]))
@@ -236,14 +237,14 @@ export const ImageSchema = blockSchema(Image, "Image", {
  *
  * @category schemas
  */
-export const AudioSchema = blockSchema(Audio, "Audio", { data: Schema.String, mediaType: Schema.String })
+export const AudioBlockSchema = blockSchema(Audio, "Audio", { data: Schema.String, mediaType: Schema.String })
 
 /**
  * The Schema of a File block.
  *
  * @category schemas
  */
-export const FileSchema = blockSchema(File, "File", {
+export const FileBlockSchema = blockSchema(File, "File", {
   source: SourceSchema,
   mediaType: Schema.String,
   filename: optional(Schema.String)
@@ -254,7 +255,7 @@ export const FileSchema = blockSchema(File, "File", {
  *
  * @category schemas
  */
-export const ResourceLinkSchema = blockSchema(ResourceLink, "ResourceLink", {
+export const ResourceLinkBlockSchema = blockSchema(ResourceLink, "ResourceLink", {
   uri: Schema.String,
   name: Schema.String,
   mediaType: optional(Schema.String),
@@ -275,4 +276,11 @@ export const ResourceLinkSchema = blockSchema(ResourceLink, "ResourceLink", {
  *
  * @category schemas
  */
-export const schema = Schema.Union([TextSchema, JsonSchema, ImageSchema, AudioSchema, FileSchema, ResourceLinkSchema])
+export const schema = Schema.Union([
+  TextBlockSchema,
+  JsonBlockSchema,
+  ImageBlockSchema,
+  AudioBlockSchema,
+  FileBlockSchema,
+  ResourceLinkBlockSchema
+])

@@ -1,6 +1,10 @@
 /**
  * effect-llm-tools: author, register and execute the tools that LLMs call, on Effect 4.
  *
+ * Every module below is also an entry of its own, for imports that name only what they use:
+ * `import * as ToolSet from "effect-llm-tools/ToolSet"`,
+ * `import * as OpenAiChat from "effect-llm-tools/provider/OpenAiChat"`.
+ *
  * @since 0.1.0
  */
 

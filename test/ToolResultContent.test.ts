@@ -163,6 +163,86 @@ describe("ToolResultContent", () => {
       )
     })
 
+    it("each block Schema round-trips its own block and rejects every other kind", () => {
+      const samples = {
+        Text: ToolResultContent.text("hello"),
+        Json: ToolResultContent.json({ a: 1 }),
+        Image: ToolResultContent.imageUrl("https://example.com/cat.jpg", "image/jpeg"),
+        Audio: ToolResultContent.audio("UklGRg==", "audio/wav"),
+        File: ToolResultContent.fileBase64("JVBERi0=", "application/pdf"),
+        ResourceLink: ToolResultContent.resourceLink({ uri: "file:///a", name: "a" })
+      } as const
+      const schemas = {
+        Text: ToolResultContent.TextBlockSchema,
+        Json: ToolResultContent.JsonBlockSchema,
+        Image: ToolResultContent.ImageBlockSchema,
+        Audio: ToolResultContent.AudioBlockSchema,
+        File: ToolResultContent.FileBlockSchema,
+        ResourceLink: ToolResultContent.ResourceLinkBlockSchema
+      } as const
+      const tags = Object.keys(samples) as ReadonlyArray<keyof typeof samples>
+      for (const tag of tags) {
+        const blockSchema: Schema.Codec<unknown, unknown> = schemas[tag]
+        const decodeBlock = Schema.decodeUnknownExit(blockSchema)
+        const encoded = Schema.encodeUnknownSync(blockSchema)(samples[tag])
+        assert.deepStrictEqual(JSON.stringify(encoded), JSON.stringify(encode(samples[tag])), tag)
+        const decoded = decodeBlock(encoded)
+        assert.isTrue(Exit.isSuccess(decoded), tag)
+        if (Exit.isSuccess(decoded)) {
+          assert.instanceOf(decoded.value, samples[tag].constructor as new(...args: never) => unknown, tag)
+          assert.deepStrictEqual(decoded.value, samples[tag], tag)
+        }
+        assert.deepStrictEqual(
+          tags.filter((other) => other !== tag).map((other) => Exit.isFailure(decodeBlock(encode(samples[other])))),
+          tags.filter((other) => other !== tag).map(() => true),
+          tag
+        )
+      }
+    })
+
+    it.prop(
+      "every block round-trips through its block Schema and JSON text, whatever its fields hold",
+      [Schema.String, Schema.String, Schema.Json],
+      ([first, second, value]) => {
+        const cases: ReadonlyArray<readonly [ToolResultContent.ToolResultContent, Schema.Codec<unknown, unknown>]> = [
+          [ToolResultContent.text(first), ToolResultContent.TextBlockSchema],
+          [ToolResultContent.json(value), ToolResultContent.JsonBlockSchema],
+          [ToolResultContent.imageBase64(first, second, "low"), ToolResultContent.ImageBlockSchema],
+          [ToolResultContent.imageUrl(first), ToolResultContent.ImageBlockSchema],
+          [ToolResultContent.audio(first, second), ToolResultContent.AudioBlockSchema],
+          [ToolResultContent.fileBase64(first, second, first), ToolResultContent.FileBlockSchema],
+          [ToolResultContent.fileUrl(first, second), ToolResultContent.FileBlockSchema],
+          [
+            ToolResultContent.resourceLink({ uri: first, name: second, description: first }),
+            ToolResultContent.ResourceLinkBlockSchema
+          ]
+        ]
+        for (const [block, blockSchema] of cases) {
+          const text = JSON.stringify(Schema.encodeUnknownSync(blockSchema)(block))
+          const decoded = Schema.decodeUnknownSync(blockSchema)(JSON.parse(text))
+          assert.instanceOf(decoded, block.constructor as new(...args: never) => unknown)
+          // Compared as JSON text: a Json block's -0 comes back as 0, as JSON has it.
+          assert.strictEqual(JSON.stringify(Schema.encodeUnknownSync(blockSchema)(decoded)), text)
+        }
+      }
+    )
+
+    it("no block Schema is named JsonSchema, the name of ToolDefinition's JSON Schema type", () => {
+      // @ts-expect-error the Json block's Schema is JsonBlockSchema
+      assert.isUndefined(ToolResultContent.JsonSchema)
+      assert.deepStrictEqual(
+        Object.keys(ToolResultContent).filter((name) => name.endsWith("Schema")).sort(),
+        [
+          "AudioBlockSchema",
+          "FileBlockSchema",
+          "ImageBlockSchema",
+          "JsonBlockSchema",
+          "ResourceLinkBlockSchema",
+          "TextBlockSchema"
+        ]
+      )
+    })
+
     it("rejects a Json block whose value is not JSON", () => {
       assert.isTrue(Exit.isFailure(decode({ _tag: "Json", value: new Date(0) })))
       assert.isTrue(Exit.isFailure(decode({ _tag: "Json", value: { n: Number.NaN } })))
