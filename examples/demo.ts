@@ -118,8 +118,8 @@ const providers = (results: ReadonlyArray<ToolResult.ToolResult>): string => {
   const sections: ReadonlyArray<readonly [string, string, unknown]> = [
     ["OpenAI Chat Completions", "tool messages, then one user message with the media", OpenAiChat.toolResults(results)],
     ["OpenAI Responses", "function_call_output items for `input`", OpenAiResponses.toolResults(results)],
-    ["Anthropic Messages", "one user message of tool_result blocks", Anthropic.toolResults(results)],
-    ["Gemini", "one user Content of functionResponse parts", Gemini.toolResults(results)]
+    ["Anthropic Messages", "messages to append: one user message of tool_result blocks", Anthropic.toolResults(results)],
+    ["Gemini", "contents to append: one user Content of functionResponse parts", Gemini.toolResults(results)]
   ]
   return sections.map(([provider, what, rendered]) => `== ${provider}: ${what}\n${wireJson(rendered)}`).join("\n\n")
 }

@@ -16,11 +16,12 @@ const content = [
 ]
 
 const program = Effect.gen(function*() {
-  // The request's `tools` (a Result: strict tools can fail to compile).
+  // The request's `tools` (a Result: a name Anthropic refuses, or a strict tool that cannot compile, fails it).
   const definitions = yield* Effect.fromResult(Anthropic.definitions(tools))
   const calls = Anthropic.toolCalls(content)
   const results = yield* ToolSet.executeAll(tools, calls)
-  // The next user message: one tool_result block per call, in order; the bad call has is_error: true.
+  // The messages to append: one user message with a tool_result block per call, in order (none for no calls); the
+  // bad call has is_error: true.
   const next = Anthropic.toolResults(results)
   yield* Console.log(JSON.stringify({ tools: definitions, next }, null, 2))
 })

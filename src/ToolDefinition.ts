@@ -4,8 +4,24 @@
  *
  * @since 0.1.0
  */
+import { Predicate } from "effect"
 import { type JsonSchema, toJsonSchema, toParametersJsonSchema } from "./internal/jsonSchema.ts"
 import type * as Tool from "./Tool.ts"
+
+/**
+ * The brand of a definition: what makes a `ToolDefinition` one, so that a `Tool` (which has a name, a description
+ * and parameters too) is never taken for one by the type checker.
+ *
+ * @category models
+ */
+export const TypeId = "~effect-llm-tools/ToolDefinition" as const
+
+/**
+ * The type of {@link TypeId}.
+ *
+ * @category models
+ */
+export type TypeId = typeof TypeId
 
 /**
  * A JSON Schema object.
@@ -15,11 +31,14 @@ import type * as Tool from "./Tool.ts"
 export type { JsonSchema }
 
 /**
- * What a provider needs to offer a tool to a model.
+ * What a provider needs to offer a tool to a model. Built by {@link fromTool} (from a tool) or {@link make} (for a
+ * tool defined elsewhere, such as a remote one); the brand is not enumerable, so a definition serializes to its
+ * fields alone, and a spread copy is a plain object, not a definition.
  *
  * @category models
  */
 export interface ToolDefinition {
+  readonly [TypeId]: TypeId
   readonly name: string
   readonly description: string
   /** JSON Schema of the arguments, always an object schema with `properties` and `required`. */
@@ -28,6 +47,58 @@ export interface ToolDefinition {
   readonly outputSchema?: JsonSchema | undefined
   /** The tool's hints for hosts and providers (title, readOnly, strict, …), without its timeout. */
   readonly annotations: Omit<Tool.Annotations, "timeout">
+}
+
+/**
+ * The fields of a definition, as {@link make} takes them.
+ *
+ * @category models
+ */
+export interface Fields {
+  readonly name: string
+  readonly description: string
+  /** JSON Schema of the arguments: an object schema. */
+  readonly parameters: JsonSchema
+  readonly outputSchema?: JsonSchema | undefined
+  /** Defaults to none. */
+  readonly annotations?: Omit<Tool.Annotations, "timeout"> | undefined
+}
+
+/**
+ * True for a definition built by {@link make} or {@link fromTool}; a plain object of the same shape, or a `Tool`,
+ * is not one.
+ *
+ * @category guards
+ */
+export const isToolDefinition = (u: unknown): u is ToolDefinition => Predicate.hasProperty(u, TypeId)
+
+/**
+ * A definition from its fields, for a tool this library does not run itself (a remote tool, a tool of another
+ * framework). The adapters check the name against their provider's rule when they render it.
+ *
+ * @example
+ * ```ts
+ * import { ToolDefinition } from "effect-llm-tools"
+ *
+ * const lookup = ToolDefinition.make({
+ *   name: "lookup",
+ *   description: "Look a word up",
+ *   parameters: { type: "object", properties: { word: { type: "string" } }, required: ["word"] }
+ * })
+ * ```
+ *
+ * @category constructors
+ */
+export const make = (fields: Fields): ToolDefinition => {
+  const definition = {
+    name: fields.name,
+    description: fields.description,
+    parameters: fields.parameters,
+    ...(fields.outputSchema !== undefined ? { outputSchema: fields.outputSchema } : {}),
+    annotations: fields.annotations ?? {}
+  }
+  Object.defineProperty(definition, TypeId, { value: TypeId, enumerable: false })
+  return definition as ToolDefinition
 }
 
 const cache = new WeakMap<Tool.Any, ToolDefinition>()
@@ -45,13 +116,13 @@ export const fromTool = (tool: Tool.Any): ToolDefinition => {
   const cached = cache.get(tool)
   if (cached !== undefined) return cached
   const { timeout: _, ...annotations } = tool.annotations
-  const definition: ToolDefinition = {
+  const definition = make({
     name: tool.name,
     description: tool.description,
     parameters: toParametersJsonSchema(tool.parameters),
-    ...(tool.success !== undefined ? { outputSchema: toJsonSchema(tool.success) } : {}),
+    outputSchema: tool.success !== undefined ? toJsonSchema(tool.success) : undefined,
     annotations
-  }
+  })
   cache.set(tool, definition)
   return definition
 }

@@ -6,7 +6,9 @@
  * compiler here turns a tool definition's parameters schema into that subset, and records a plan of which properties
  * were optional. On the way back, the plan maps `null` to "absent" for exactly those properties (in nested objects,
  * arrays of objects, unions and recursive definitions too) before dispatch decodes the arguments with the tool's
- * Schema.
+ * Schema. In a union, that is done in the branch the value satisfies: the first whose offered (strict) schema
+ * accepts it, never one picked by its keys alone. A top-level union is offered as one object, each branch kept to
+ * read the value back by.
  *
  * Keywords that only constrain values (`minLength`, `uniqueItems`, …) are removed: dispatch still checks them with
  * the tool's Schema, and reports a violation as `invalid_args`. Keywords that change the shape of the data in a way
@@ -18,9 +20,16 @@ import { Result } from "effect"
 import type * as ToolCall from "../ToolCall.ts"
 import * as ToolDefinition from "../ToolDefinition.ts"
 import * as ToolSet from "../ToolSet.ts"
-import { defaultLimits, type JsonLimits, parseArguments } from "./json.ts"
 import type { JsonSchema } from "./jsonSchema.ts"
-import { definitionsOf, type Tools } from "./providerContent.ts"
+import { defineField, defaultLimits, type JsonLimits, parseArguments } from "./json.ts"
+import {
+  definitionsOf,
+  type InvalidToolNameError,
+  lowerParameters,
+  offer,
+  type TopLevelUnionError,
+  type Tools
+} from "./providerContent.ts"
 import {
   escapePointer,
   Refusal,
@@ -32,6 +41,7 @@ import {
 } from "./strictSchema.ts"
 
 export { StrictSchemaError }
+export type { InvalidToolNameError, TopLevelUnionError }
 
 /**
  * Options of both OpenAI adapters' `definitions` (and of their `toolCalls`, which must be told the same).
@@ -69,24 +79,30 @@ const isStrict = (definition: ToolDefinition.ToolDefinition, strictOption: boole
 export interface OfferedTool {
   readonly name: string
   readonly description: string
-  /** The strict form for strict tools, the definition's own schema otherwise. */
+  /** The strict form for strict tools, the definition's own schema (a top-level union lowered) otherwise. */
   readonly parameters: JsonSchema
   readonly strict: boolean
 }
 
+/** What both OpenAI adapters' `definitions` fail with. */
+export type DefinitionsError = StrictSchemaError | InvalidToolNameError | TopLevelUnionError
+
 /**
- * The tools of a request, in order, with the parameters of strict tools compiled. The first schema strict mode
- * cannot express fails the whole list: a tool is never offered with a schema the API would refuse.
+ * The tools of a request, in order, with names checked, a top-level union lowered to one object, and the parameters
+ * of strict tools compiled. The first refusal fails the whole list: a tool is never offered with a name or a schema
+ * the API would refuse.
  */
 export const offeredTools = (
   tools: Tools,
   options: StrictOptions | undefined
-): Result.Result<Array<OfferedTool>, StrictSchemaError> => {
+): Result.Result<Array<OfferedTool>, DefinitionsError> => {
+  const offered = offer(tools, "OpenAI")
+  if (Result.isFailure(offered)) return Result.fail(offered.failure)
   const out: Array<OfferedTool> = []
-  for (const definition of definitionsOf(tools)) {
+  for (const { definition, parameters } of offered.success) {
     const { name, description } = definition
     if (!isStrict(definition, options?.strict)) {
-      out.push({ name, description, parameters: definition.parameters, strict: false })
+      out.push({ name, description, parameters, strict: false })
       continue
     }
     const compiled = compile(definition)
@@ -101,14 +117,18 @@ export const offeredTools = (
 // ---------------------------------------------------------------------------
 
 /** How to walk an argument value to restore absent properties. */
-export type Plan = ObjectPlan | ArrayPlan | AnyOfPlan | RefPlan
+export type Plan = ObjectPlan | ArrayPlan | AnyOfPlan | RefPlan | LoweredPlan
 
 interface ObjectPlan {
   readonly _tag: "Object"
   /** Each known property: whether it was optional, and the plan of its value. */
   readonly properties: ReadonlyMap<string, { readonly optional: boolean; readonly plan: Plan | undefined }>
-  /** Properties with a single allowed value (`const` or a one-value `enum`): discriminators of unions. */
-  readonly literals: ReadonlyMap<string, unknown>
+}
+
+/** A union branch: its strict schema, which tells whether a value belongs to it, and its plan. */
+interface Branch {
+  readonly schema: Readonly<Record<string, unknown>>
+  readonly plan: Plan | undefined
 }
 
 interface ArrayPlan {
@@ -118,7 +138,17 @@ interface ArrayPlan {
 
 interface AnyOfPlan {
   readonly _tag: "AnyOf"
-  readonly branches: ReadonlyArray<Plan>
+  readonly branches: ReadonlyArray<Branch>
+}
+
+/**
+ * A top-level union offered as one object: the model sends every key of every branch, `null` for those it leaves
+ * out. The branches, in order, as if each had been offered alone; `merged` when the value belongs to none.
+ */
+interface LoweredPlan {
+  readonly _tag: "Lowered"
+  readonly branches: ReadonlyArray<Branch & { readonly keys: ReadonlySet<string> }>
+  readonly merged: Plan
 }
 
 interface RefPlan {
@@ -189,13 +219,6 @@ const withNull = (schema: Record<string, unknown>): Record<string, unknown> => {
     : { anyOf: [rest, { type: "null" }], description }
 }
 
-const literalOf = (schema: unknown): { readonly value: unknown } | undefined => {
-  if (!isObject(schema)) return undefined
-  if ("const" in schema) return { value: schema.const }
-  if (Array.isArray(schema.enum) && schema.enum.length === 1) return { value: schema.enum[0] }
-  return undefined
-}
-
 /** Compiles one schema node; throws a `Refusal` (caught in `compile`) for what strict mode cannot express. */
 const compileNode = (
   node: unknown,
@@ -233,8 +256,7 @@ const compileNode = (
     // `oneOf` becomes `anyOf`, which strict mode supports: the branches' own checks still run at dispatch.
     const branches = anyOf.map((branch, index) => compileNode(branch, `${path}/${keyword}/${index}`))
     out.anyOf = branches.map((branch) => branch.schema)
-    const plans = branches.flatMap((branch) => branch.plan === undefined ? [] : [branch.plan])
-    if (plans.length > 0) plan = { _tag: "AnyOf", branches: plans }
+    if (branches.some((branch) => branch.plan !== undefined)) plan = { _tag: "AnyOf", branches }
   }
   const isObjectType = node.type === "object" || (Array.isArray(node.type) && node.type.includes("object"))
   if (isObjectType || node.properties !== undefined) {
@@ -250,7 +272,6 @@ const compileNode = (
     const required = new Set(Array.isArray(node.required) ? node.required : [])
     const outProperties: Record<string, unknown> = {}
     const planProperties = new Map<string, { readonly optional: boolean; readonly plan: Plan | undefined }>()
-    const literals = new Map<string, unknown>()
     for (const [name, property] of Object.entries(properties)) {
       const compiled = compileNode(property, `${path}/properties/${escapePointer(name)}`)
       const optional = !required.has(name)
@@ -261,14 +282,12 @@ const compileNode = (
         configurable: true
       })
       planProperties.set(name, { optional, plan: compiled.plan })
-      const literal = literalOf(property)
-      if (literal !== undefined && !optional) literals.set(name, literal.value)
     }
     out.type = node.type ?? "object"
     out.properties = outProperties
     out.required = Object.keys(properties)
     out.additionalProperties = false
-    plan = { _tag: "Object", properties: planProperties, literals }
+    plan = { _tag: "Object", properties: planProperties }
   }
   const isArrayType = node.type === "array" || (Array.isArray(node.type) && node.type.includes("array"))
   if (isArrayType && node.items === undefined) {
@@ -284,13 +303,15 @@ const compileNode = (
 }
 
 /**
- * The strict form of a definition's parameters, with its plan. Compiled once per definition.
+ * The strict form of a definition's parameters, with its plan. Compiled once per definition. A top-level union is
+ * compiled in its lowered form (one object, see `lowerParameters`), and each of its branches as if it had been
+ * offered alone, for the read-back to tell which one a value belongs to.
  */
 export const compile = strictCompiler("OpenAI strict mode", (definition): Compiled => {
-  const root = definition.parameters
-  if (root.type !== "object" || root.anyOf !== undefined) {
-    throw new Refusal("", "type", "the parameters schema must be an object, and not `anyOf`")
-  }
+  const lowered = lowerParameters(definition)
+  if (Result.isFailure(lowered)) throw new Refusal("", "anyOf", lowered.failure)
+  const root = lowered.success.parameters
+  if (root.type !== "object") throw new Refusal("", "type", "the parameters schema must be an object")
   const { $defs, ...rest } = root
   const compiled = compileNode(rest, "")
   const defs = new Map<string, Plan>()
@@ -299,14 +320,26 @@ export const compile = strictCompiler("OpenAI strict mode", (definition): Compil
     const outDefs: Record<string, unknown> = {}
     for (const [name, schema] of Object.entries($defs)) {
       const def = compileNode(schema, `/$defs/${escapePointer(name)}`)
-      outDefs[name] = def.schema
+      defineField(outDefs, name, def.schema)
       if (def.plan !== undefined) defs.set(name, def.plan)
     }
     parameters = { ...parameters, $defs: outDefs }
   }
+  let plan = compiled.plan!
+  const branches = lowered.success.branches
+  if (branches !== undefined) {
+    plan = {
+      _tag: "Lowered",
+      merged: plan,
+      branches: branches.map((branch, index) => {
+        const { schema, plan } = compileNode(branch, `/anyOf/${index}`)
+        return { schema, plan, keys: new Set(Object.keys(isObject(branch.properties) ? branch.properties : {})) }
+      })
+    }
+  }
   // A `$ref: "#"` points back at the root.
-  defs.set("", compiled.plan!)
-  return { parameters, plan: compiled.plan!, defs }
+  defs.set("", plan)
+  return { parameters, plan, defs }
 })
 
 // ---------------------------------------------------------------------------
@@ -324,11 +357,14 @@ const setField = (target: Record<string, unknown>, key: string, value: unknown) 
  */
 export const restoreAbsent = (compiled: Compiled, value: unknown): unknown => walk(compiled, compiled.plan, value)
 
-const walk = (compiled: Compiled, plan: Plan | undefined, value: unknown): unknown => {
+// References can chain without reaching a value; a cycle of bare references describes none.
+const maxHops = 32
+
+const walk = (compiled: Compiled, plan: Plan | undefined, value: unknown, hops = 0): unknown => {
   if (plan === undefined || value === null || typeof value !== "object") return value
   switch (plan._tag) {
     case "Ref":
-      return walk(compiled, compiled.defs.get(plan.name), value)
+      return hops >= maxHops ? value : walk(compiled, compiled.defs.get(plan.name), value, hops + 1)
     case "Array": {
       if (!Array.isArray(value)) return value
       let out: Array<unknown> | undefined
@@ -342,8 +378,36 @@ const walk = (compiled: Compiled, plan: Plan | undefined, value: unknown): unkno
       return out ?? value
     }
     case "AnyOf": {
-      const branch = chooseBranch(compiled, plan.branches, value)
-      return branch === undefined ? value : walk(compiled, branch, value)
+      // The first branch whose offered (strict) schema the value satisfies is the one the model wrote: `null` is
+      // absent only where that branch had the key optional.
+      const branch = plan.branches.find((branch) => matches(compiled.parameters, branch.schema, value, hops + 1))
+      return branch === undefined ? value : walk(compiled, branch.plan, value, hops + 1)
+    }
+    case "Lowered": {
+      if (Array.isArray(value)) return value
+      const source = value as Record<string, unknown>
+      for (const branch of plan.branches) {
+        // The keys of the other branches came as `null`: without them, is this the branch the value belongs to?
+        let candidate: Record<string, unknown> | undefined = {}
+        for (const key of Object.keys(source)) {
+          if (branch.keys.has(key)) setField(candidate, key, source[key])
+          else if (source[key] !== null) {
+            candidate = undefined
+            break
+          }
+        }
+        if (candidate !== undefined && matches(compiled.parameters, branch.schema, candidate, 0)) {
+          return walk(compiled, branch.plan, candidate)
+        }
+      }
+      // Inside the one object, a nested union offers the keys of every branch it has in any top-level branch: a
+      // value may carry `null` for keys its own branch does not have. Read so, the first branch it fits.
+      for (const branch of plan.branches) {
+        if (matches(compiled.parameters, branch.schema, source, 0, true)) {
+          return walk(compiled, branch.plan, withoutStrayNulls(compiled.parameters, branch.schema, source, 0))
+        }
+      }
+      return walk(compiled, plan.merged, value, hops + 1)
     }
     case "Object": {
       if (Array.isArray(value)) return value
@@ -370,43 +434,132 @@ const walk = (compiled: Compiled, plan: Plan | undefined, value: unknown): unkno
   }
 }
 
-const resolve = (compiled: Compiled, plan: Plan): Plan | undefined => {
-  let current: Plan | undefined = plan
-  // References can chain; a cycle of bare references describes no value.
-  for (let hops = 0; current !== undefined && current._tag === "Ref" && hops < 32; hops++) {
-    current = compiled.defs.get(current.name)
+// ---------------------------------------------------------------------------
+// Does a value satisfy a strict schema?
+// ---------------------------------------------------------------------------
+
+const patterns = new Map<string, RegExp | undefined>()
+
+const patternOf = (source: string): RegExp | undefined => {
+  if (patterns.has(source)) return patterns.get(source)
+  let pattern: RegExp | undefined
+  try {
+    pattern = new RegExp(source, "u")
+  } catch {
+    // A pattern this engine cannot read constrains nothing here; dispatch's Schema checks the value anyway.
+    pattern = undefined
   }
-  return current?._tag === "Ref" ? undefined : current
+  if (patterns.size < 256) patterns.set(source, pattern)
+  return pattern
+}
+
+const typeMatches = (type: unknown, value: unknown): boolean => {
+  switch (type) {
+    case "string":
+      return typeof value === "string"
+    case "number":
+      return typeof value === "number"
+    case "integer":
+      return Number.isInteger(value)
+    case "boolean":
+      return typeof value === "boolean"
+    case "null":
+      return value === null
+    case "array":
+      return Array.isArray(value)
+    case "object":
+      return isObject(value)
+    default:
+      return false
+  }
+}
+
+const jsonEqual = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
+  if (Array.isArray(a) !== Array.isArray(b)) return false
+  const keysA = Object.keys(a)
+  const keysB = Object.keys(b)
+  return keysA.length === keysB.length &&
+    keysA.every((key) => Object.hasOwn(b, key) && jsonEqual((a as any)[key], (b as any)[key]))
+}
+
+const resolveRef = (root: JsonSchema, ref: string): unknown => {
+  const defs = isObject(root.$defs) ? root.$defs : {}
+  return ref === "#" ? root : ref.startsWith(defsPrefix) ? defs[ref.slice(defsPrefix.length)] : undefined
 }
 
 /**
- * The branch of a union a value belongs to. Strict mode makes the model send every property, so an object value
- * belongs to the object branch with exactly its keys (and matching single-value discriminators); an array to the
- * first array branch.
+ * The value without the `null`s of keys the schema's objects do not have, the union branches chosen as `matches`
+ * chooses them leniently: what a value read leniently stands for.
  */
-const chooseBranch = (compiled: Compiled, branches: ReadonlyArray<Plan>, value: object): Plan | undefined => {
-  for (const branch of branches) {
-    const plan = resolve(compiled, branch)
-    if (plan === undefined) continue
-    if (Array.isArray(value)) {
-      if (plan._tag === "Array") return plan
-      continue
-    }
-    if (plan._tag === "AnyOf") {
-      const nested = chooseBranch(compiled, plan.branches, value)
-      if (nested !== undefined) return nested
-      continue
-    }
-    if (plan._tag !== "Object") continue
-    const keys = Object.keys(value)
-    if (keys.length !== plan.properties.size || !keys.every((key) => plan.properties.has(key))) continue
-    let literalsMatch = true
-    for (const [key, literal] of plan.literals) {
-      if ((value as Record<string, unknown>)[key] !== literal) literalsMatch = false
-    }
-    if (literalsMatch) return plan
+const withoutStrayNulls = (root: JsonSchema, schema: unknown, value: unknown, hops: number): unknown => {
+  if (!isObject(schema) || value === null || typeof value !== "object" || hops >= maxHops) return value
+  if (typeof schema.$ref === "string") return withoutStrayNulls(root, resolveRef(root, schema.$ref), value, hops + 1)
+  if (Array.isArray(schema.anyOf)) {
+    const branch = schema.anyOf.find((branch) => matches(root, branch, value, hops + 1, true))
+    return withoutStrayNulls(root, branch, value, hops + 1)
   }
-  return undefined
+  if (Array.isArray(value)) return value.map((item) => withoutStrayNulls(root, schema.items, item, 0))
+  const properties = isObject(schema.properties) ? schema.properties : {}
+  const out: Record<string, unknown> = {}
+  for (const [key, field] of Object.entries(value)) {
+    if (Object.hasOwn(properties, key)) setField(out, key, withoutStrayNulls(root, properties[key], field, 0))
+    else if (field !== null || schema.additionalProperties !== false) setField(out, key, field)
+  }
+  return out
+}
+
+/**
+ * Whether a JSON value satisfies a schema of the strict subset this module compiles to: `type`, `enum`, `const`,
+ * `properties` / `required` / `additionalProperties: false`, `items`, `anyOf` and `$ref` into the root `$defs`, and
+ * the value bounds strict mode keeps (`minimum`, `maximum`, their exclusive forms, `pattern`, `minItems`,
+ * `maxItems`). Other keywords (formats, `multipleOf`) are not checked: dispatch's Schema checks them. `lenient`
+ * also lets a closed object carry `null` for keys it does not have.
+ */
+const matches = (root: JsonSchema, schema: unknown, value: unknown, hops: number, lenient = false): boolean => {
+  if (!isObject(schema)) return schema !== false
+  if (typeof schema.$ref === "string") {
+    const target = hops >= maxHops ? undefined : resolveRef(root, schema.$ref)
+    if (target === undefined || !matches(root, target, value, hops + 1, lenient)) return false
+  }
+  if (Array.isArray(schema.anyOf) && !schema.anyOf.some((branch) => matches(root, branch, value, hops + 1, lenient))) {
+    return false
+  }
+  if ("const" in schema && !jsonEqual(schema.const, value)) return false
+  if (Array.isArray(schema.enum) && !schema.enum.some((member) => jsonEqual(member, value))) return false
+  if (schema.type !== undefined) {
+    const types: ReadonlyArray<unknown> = Array.isArray(schema.type) ? schema.type : [schema.type]
+    if (!types.some((type) => typeMatches(type, value))) return false
+  }
+  if (typeof value === "number") {
+    if (typeof schema.minimum === "number" && value < schema.minimum) return false
+    if (typeof schema.maximum === "number" && value > schema.maximum) return false
+    if (typeof schema.exclusiveMinimum === "number" && value <= schema.exclusiveMinimum) return false
+    if (typeof schema.exclusiveMaximum === "number" && value >= schema.exclusiveMaximum) return false
+  } else if (typeof value === "string") {
+    const pattern = typeof schema.pattern === "string" ? patternOf(schema.pattern) : undefined
+    if (pattern !== undefined && !pattern.test(value)) return false
+  } else if (Array.isArray(value)) {
+    if (typeof schema.minItems === "number" && value.length < schema.minItems) return false
+    if (typeof schema.maxItems === "number" && value.length > schema.maxItems) return false
+    if (schema.items !== undefined && !value.every((item) => matches(root, schema.items, item, 0, lenient))) {
+      return false
+    }
+  } else if (isObject(value)) {
+    const properties = isObject(schema.properties) ? schema.properties : undefined
+    if (properties !== undefined) {
+      for (const key of Object.keys(value)) {
+        if (!Object.hasOwn(properties, key)) {
+          if (schema.additionalProperties === false && !(lenient && value[key] === null)) return false
+          continue
+        }
+        if (!matches(root, properties[key], value[key], 0, lenient)) return false
+      }
+    }
+    if (Array.isArray(schema.required) && !schema.required.every((key) => Object.hasOwn(value, key))) return false
+  }
+  return true
 }
 
 /** Options of both OpenAI adapters' `toolCalls`: the tools offered, and the argument limits of dispatch. */
@@ -437,7 +590,7 @@ const strictResolver = (options: ReadOptions | undefined): ((name: string) => Co
     }
     if (byName === undefined) {
       byName = new Map()
-      for (const definition of tools) byName.set(definition.name, definition)
+      for (const definition of definitionsOf(tools)) byName.set(definition.name, definition)
     }
     return byName.get(name)
   }

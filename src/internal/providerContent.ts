@@ -1,57 +1,560 @@
 /**
- * What the four provider adapters share: where the offered tools come from, the text renderings (so that every
- * provider says the same thing the same way where it can only take text), and the media helpers (data URLs, image
- * media types recognized from base64). Each adapter keeps only its wire shapes.
+ * What the four provider adapters share: where the offered tools come from and what every provider refuses in them
+ * (names, a union at the top of the parameters), reading transcripts and results that may be hostile without
+ * throwing, the text renderings (so that every provider says the same thing the same way where it can only take
+ * text), and the media helpers (data URLs, image media types recognized from base64). Each adapter keeps only its
+ * wire shapes.
  */
-import type * as ToolDefinition from "../ToolDefinition.ts"
-import type { ToolResult } from "../ToolResult.ts"
-import type * as ToolResultContent from "../ToolResultContent.ts"
+import { Data, Result } from "effect"
+import * as Tool from "../Tool.ts"
+import * as ToolDefinition from "../ToolDefinition.ts"
+import type { Status, ToolResult } from "../ToolResult.ts"
+import * as ToolResultContent from "../ToolResultContent.ts"
 import * as ToolSet from "../ToolSet.ts"
+import { urlContent } from "./dataUrl.ts"
+import { bounded } from "./issues.ts"
+import { defineField, toJsonValue } from "./json.ts"
+import type { JsonSchema } from "./jsonSchema.ts"
 
 // ---------------------------------------------------------------------------
 // Tools offered
 // ---------------------------------------------------------------------------
 
-/** Where the tools of a request come from: a tool set, or definitions. */
-export type Tools = ToolSet.Any | ReadonlyArray<ToolDefinition.ToolDefinition>
+/** Where the tools of a request come from: a tool set, or tools and definitions, mixed. */
+export type Tools = ToolSet.Any | Iterable<Tool.Any | ToolDefinition.ToolDefinition>
 
-/** The definitions of `tools`, in order. */
-export const definitionsOf = (tools: Tools): ReadonlyArray<ToolDefinition.ToolDefinition> =>
-  ToolSet.isToolSet(tools) ? ToolSet.definitions(tools) : tools
+/** The definitions of `tools`, in order: a tool stands for its definition. */
+export const definitionsOf = (tools: Tools): ReadonlyArray<ToolDefinition.ToolDefinition> => {
+  if (ToolSet.isToolSet(tools)) return ToolSet.definitions(tools)
+  const out: Array<ToolDefinition.ToolDefinition> = []
+  for (const entry of tools) out.push(Tool.isTool(entry) ? ToolDefinition.fromTool(entry) : entry)
+  return out
+}
+
+/** The providers whose rules the adapters check. */
+export type Provider = "OpenAI" | "Anthropic" | "Gemini"
+
+/**
+ * A tool's name is one its provider refuses: the API would answer the whole request with a 400, so the tool is not
+ * offered. It names the tool (at most its first 64 characters), the provider and the provider's rule. The same class
+ * in every adapter.
+ */
+export class InvalidToolNameError extends Data.TaggedError("InvalidToolNameError")<{
+  /** The refused name, cut to its first 64 characters (then `…`). */
+  readonly toolName: string
+  readonly provider: Provider
+  /** The provider's rule for names, as a regular expression. */
+  readonly rule: string
+  readonly message: string
+}> {}
+
+/**
+ * A tool's parameters are a union at the top (`anyOf` / `oneOf`), which no provider takes there, and the union
+ * cannot be offered as one object instead: a branch is not an object, say. It names the tool and says why. The same
+ * class in every adapter.
+ */
+export class TopLevelUnionError extends Data.TaggedError("TopLevelUnionError")<{
+  readonly toolName: string
+  readonly provider: Provider
+  /** Why the union cannot be offered as one object. */
+  readonly reason: string
+  readonly message: string
+}> {}
+
+// OpenAI: the SDK's `FunctionDefinition.name` ("a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum
+// length of 64"), and the API's own error for anything else (`does not match ^[a-zA-Z0-9_-]{1,64}$`). Anthropic's
+// API answers a bad name with the same pattern (`tools.N.custom.name: String should match pattern …`). Gemini: the
+// `@google/genai` `FunctionDeclaration.name` doc ("Must start with a letter or an underscore. Must be a-z, A-Z, 0-9,
+// or contain underscores, dots, colons and dashes, with a maximum length of 128").
+const nameRules: Readonly<Record<Provider, RegExp>> = {
+  OpenAI: /^[a-zA-Z0-9_-]{1,64}$/,
+  Anthropic: /^[a-zA-Z0-9_-]{1,64}$/,
+  Gemini: /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$/
+}
+
+/** The refusal of a definition's name by `provider`, or `undefined` when the provider takes it. */
+const checkName = (name: unknown, provider: Provider): InvalidToolNameError | undefined => {
+  const rule = nameRules[provider]
+  if (typeof name === "string" && rule.test(name)) return undefined
+  const toolName = typeof name === "string" ? bounded(name) : String(typeof name)
+  return new InvalidToolNameError({
+    toolName,
+    provider,
+    rule: rule.source,
+    message: `${provider} refuses the tool name \`${toolName}\`: a name must match ${rule.source}`
+  })
+}
+
+/** A definition as an adapter offers it: its own fields, with parameters every provider takes at the top. */
+export interface Offered {
+  readonly definition: ToolDefinition.ToolDefinition
+  /** The definition's parameters, or the one object that stands for its top-level union. */
+  readonly parameters: JsonSchema
+}
+
+/**
+ * The definitions of `tools`, each checked against `provider`'s name rule and with a top-level union lowered to one
+ * object (see {@link lowerParameters}). The first refusal fails the whole list: a request with one bad tool is
+ * refused whole by every provider.
+ */
+export const offer = (
+  tools: Tools,
+  provider: Provider
+): Result.Result<Array<Offered>, InvalidToolNameError | TopLevelUnionError> => {
+  const out: Array<Offered> = []
+  for (const definition of definitionsOf(tools)) {
+    const refused = checkName(definition.name, provider)
+    if (refused !== undefined) return Result.fail(refused)
+    const lowered = lowerParameters(definition)
+    if (Result.isFailure(lowered)) {
+      return Result.fail(
+        new TopLevelUnionError({
+          toolName: definition.name,
+          provider,
+          reason: lowered.failure,
+          message:
+            `tool \`${definition.name}\`: its parameters are a union that cannot be offered as one object: ${lowered.failure}`
+        })
+      )
+    }
+    out.push({ definition, parameters: lowered.success.parameters })
+  }
+  return Result.succeed(out)
+}
+
+// ---------------------------------------------------------------------------
+// A top-level union, lowered to one object
+// ---------------------------------------------------------------------------
+
+/** A definition's parameters as providers take them, and the branches of the union they stand for, if any. */
+export interface Lowered {
+  readonly parameters: JsonSchema
+  /** The union's branches, each an object schema, when `parameters` stands for a top-level union. */
+  readonly branches: ReadonlyArray<JsonSchema> | undefined
+}
+
+const isNode = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+const defsPrefix = "#/$defs/"
+
+/** JSON text for what a description shows of a value; a value JSON cannot write shows as `…`. */
+const shown = (value: unknown): string => {
+  try {
+    return JSON.stringify(value) ?? "…"
+  } catch {
+    return "…"
+  }
+}
+
+/**
+ * The object branches of a union node: references into the root's `$defs` followed, nested unions flattened. Fails
+ * with the reason for a branch that is not an object schema.
+ */
+const objectBranches = (
+  node: unknown,
+  defs: Readonly<Record<string, unknown>>,
+  at: string,
+  depth: number
+): Result.Result<Array<JsonSchema>, string> => {
+  if (depth > 16) return Result.fail(`the union at ${at} nests too deep`)
+  if (!isNode(node)) return Result.fail(`the branch at ${at} is not an object schema`)
+  if (typeof node.$ref === "string") {
+    const target = node.$ref.startsWith(defsPrefix) ? defs[node.$ref.slice(defsPrefix.length)] : undefined
+    if (!isNode(target)) return Result.fail(`the branch at ${at} refers to a schema outside the root's $defs`)
+    const { $ref: _, ...siblings } = node
+    return objectBranches({ ...target, ...siblings }, defs, at, depth + 1)
+  }
+  const alternatives = node.anyOf ?? node.oneOf
+  if (alternatives !== undefined && node.properties === undefined) {
+    if (!Array.isArray(alternatives)) return Result.fail(`the union at ${at} is not a list`)
+    const out: Array<JsonSchema> = []
+    for (let i = 0; i < alternatives.length; i++) {
+      const keyword = node.anyOf !== undefined ? "anyOf" : "oneOf"
+      const inner = objectBranches(alternatives[i], defs, `${at}/${keyword}/${i}`, depth + 1)
+      if (Result.isFailure(inner)) return inner
+      out.push(...inner.success)
+    }
+    return Result.succeed(out)
+  }
+  const isObject = node.type === "object" || (node.type === undefined && isNode(node.properties))
+  if (!isObject || alternatives !== undefined || node.allOf !== undefined) {
+    return Result.fail(`the branch at ${at} is not an object schema`)
+  }
+  return Result.succeed([node])
+}
+
+const requiredOf = (node: JsonSchema): ReadonlyArray<string> =>
+  Array.isArray(node.required) ? node.required.filter((key): key is string => typeof key === "string") : []
+
+const propertiesOf = (node: JsonSchema): Readonly<Record<string, unknown>> =>
+  isNode(node.properties) ? node.properties : {}
+
+/** The single value a property schema allows (`const`, or a one-value `enum`): a discriminator. */
+const literalOf = (schema: unknown): { readonly value: unknown } | undefined => {
+  if (!isNode(schema)) return undefined
+  if ("const" in schema) return { value: schema.const }
+  if (Array.isArray(schema.enum) && schema.enum.length === 1) return { value: schema.enum[0] }
+  return undefined
+}
+
+/** One branch in a few words: its discriminator values and the other keys it requires. */
+const describeBranch = (branch: JsonSchema): string => {
+  const properties = propertiesOf(branch)
+  const literals: Array<string> = []
+  const keys: Array<string> = []
+  for (const key of requiredOf(branch)) {
+    const literal = Object.hasOwn(properties, key) ? literalOf(properties[key]) : undefined
+    if (literal !== undefined) literals.push(`${key} = ${shown(literal.value)}`)
+    else keys.push(key)
+  }
+  const parts = [...literals, ...(keys.length > 0 ? [`with ${keys.join(", ")}`] : [])]
+  return parts.length === 0 ? "no required keys" : parts.join(", ")
+}
+
+const loweredCache = new WeakMap<ToolDefinition.ToolDefinition, Result.Result<Lowered, string>>()
+
+/**
+ * The parameters of a definition as every provider takes them at the top: one object schema. Anthropic refuses
+ * `anyOf`, `oneOf` and `allOf` at the top of `input_schema` ("input_schema does not support oneOf, allOf, or anyOf at
+ * the top level"); OpenAI refuses them in Chat Completions and Responses, strict or not ("schema must have type
+ * 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level"); Gemini's `parametersJsonSchema`
+ * "must describe an object where the properties are the parameters", and its Schema subset (`parameters`) is a map
+ * of named parameters.
+ *
+ * A union of objects is offered as one looser object, since dispatch validates the arguments against the tool's own
+ * Schema anyway: the union of the branches' properties (a property of several branches with different schemas
+ * takes `anyOf` of them, each once), `required` the keys every branch requires, `additionalProperties: false` only
+ * when every branch says so, and a description that lists the branches ("Arguments take one of these forms: …"),
+ * so that the model still knows which keys go together. Parameters that are no union are returned as they are.
+ * Fails, with the reason, for a union whose branches are not all objects.
+ */
+export const lowerParameters = (definition: ToolDefinition.ToolDefinition): Result.Result<Lowered, string> => {
+  const cached = loweredCache.get(definition)
+  if (cached !== undefined) return cached
+  const result = lower(definition.parameters)
+  loweredCache.set(definition, result)
+  return result
+}
+
+const lower = (root: JsonSchema): Result.Result<Lowered, string> => {
+  if (root.anyOf === undefined && root.oneOf === undefined) {
+    return Result.succeed({ parameters: root, branches: undefined })
+  }
+  if (root.anyOf !== undefined && root.oneOf !== undefined) return Result.fail("it has both `anyOf` and `oneOf`")
+  const defs = isNode(root.$defs) ? root.$defs : {}
+  const {
+    additionalProperties: _additional,
+    anyOf: _anyOf,
+    description,
+    oneOf: _oneOf,
+    properties: ownProperties,
+    required: _required,
+    type: _type,
+    ...rest
+  } = root
+  const found = objectBranches({ anyOf: root.anyOf ?? root.oneOf }, defs, "", 0)
+  if (Result.isFailure(found)) return Result.fail(found.failure)
+  if (found.success.length === 0) return Result.fail("the union has no branches")
+  // Properties stated beside the union hold in every branch.
+  const common = isNode(ownProperties) ? ownProperties : {}
+  const commonRequired = requiredOf(root)
+  const branches: Array<JsonSchema> = []
+  for (const branch of found.success) {
+    const own = propertiesOf(branch)
+    const clash = Object.keys(common).find((key) => Object.hasOwn(own, key))
+    if (clash !== undefined) {
+      return Result.fail(`the property \`${bounded(clash)}\` is stated both beside and inside the union`)
+    }
+    if (Object.keys(common).length === 0 && commonRequired.length === 0) {
+      branches.push(branch)
+      continue
+    }
+    const properties: Record<string, unknown> = {}
+    for (const [key, value] of [...Object.entries(common), ...Object.entries(own)]) defineField(properties, key, value)
+    branches.push({ ...branch, properties, required: [...new Set([...commonRequired, ...requiredOf(branch)])] })
+  }
+  const schemasByKey = new Map<string, Array<unknown>>()
+  const seenByKey = new Map<string, Set<string>>()
+  for (const branch of branches) {
+    for (const [key, schema] of Object.entries(propertiesOf(branch))) {
+      const seen = seenByKey.get(key) ?? new Set<string>()
+      const text = shown(schema)
+      if (seen.has(text)) continue
+      seen.add(text)
+      seenByKey.set(key, seen)
+      const list = schemasByKey.get(key) ?? []
+      list.push(schema)
+      schemasByKey.set(key, list)
+    }
+  }
+  const properties: Record<string, unknown> = {}
+  for (const [key, schemas] of schemasByKey) {
+    defineField(properties, key, schemas.length === 1 ? schemas[0] : { anyOf: schemas })
+  }
+  const required = requiredOf(branches[0]!)
+    .filter((key) => branches.every((branch) => requiredOf(branch).includes(key)))
+  const closed = branches.every((branch) => branch.additionalProperties === false)
+  const forms = `Arguments take one of these forms: ${
+    branches.map((branch, i) => `(${i + 1}) ${describeBranch(branch)}`).join("; ")
+  }.`
+  return Result.succeed({
+    parameters: {
+      ...rest,
+      type: "object",
+      description: typeof description === "string" && description !== "" ? `${description}\n${forms}` : forms,
+      properties,
+      required: [...new Set(required)],
+      ...(closed ? { additionalProperties: false } : {})
+    },
+    branches
+  })
+}
+
+// ---------------------------------------------------------------------------
+// Reading what may be hostile
+// ---------------------------------------------------------------------------
+
+/** What {@link field} returns for a property whose read threw (a getter, a proxy trap). */
+export const unreadable: unique symbol = Symbol("unreadable")
+
+/**
+ * The value of `u[key]`: `undefined` when `u` is not an object, {@link unreadable} when reading throws. A transcript
+ * may come from storage or a proxy: reading it must never throw.
+ */
+export const field = (u: unknown, key: string): unknown => {
+  if ((typeof u !== "object" && typeof u !== "function") || u === null) return undefined
+  try {
+    return (u as Record<string, unknown>)[key]
+  } catch {
+    return unreadable
+  }
+}
+
+/**
+ * The entries of an array, read one at a time: `undefined` when `u` is not an array (or cannot be told to be one),
+ * an entry that throws when read as {@link unreadable}.
+ */
+export const entries = (u: unknown): ReadonlyArray<unknown> | undefined => {
+  let length: unknown
+  try {
+    // `Array.isArray` throws on a revoked proxy.
+    if (!Array.isArray(u)) return undefined
+    length = u.length
+  } catch {
+    return undefined
+  }
+  if (typeof length !== "number" || !Number.isSafeInteger(length) || length < 0) return undefined
+  const out: Array<unknown> = []
+  for (let i = 0; i < length; i++) out.push(field(u, String(i)))
+  return out
+}
+
+/** A string field, or `fallback` when the field is missing or not a string; `""` when it could not be read. */
+export const stringField = (u: unknown, key: string, fallback: string): string => {
+  const value = field(u, key)
+  return typeof value === "string" ? value : value === unreadable ? "" : fallback
+}
+
+// ---------------------------------------------------------------------------
+// Results, read once
+// ---------------------------------------------------------------------------
+
+/** A content block whose fields have the types its class declares, and whose sources are never `data:` URLs. */
+export type Block = ToolResultContent.ToolResultContent
+
+/** What an adapter renders of a result: its fields read once and checked, its blocks normalized. */
+export interface ResultView {
+  readonly callId: string
+  readonly name: string
+  readonly status: Status
+  /** The error's kind (`other` when it says none), for the words of a failure. */
+  readonly errorKind: string
+  readonly content: ReadonlyArray<Block>
+}
+
+const statuses: ReadonlySet<unknown> = new Set(["success", "error", "denied", "skipped"])
+
+const placeholder = (text: string): Block => ToolResultContent.text(text)
+
+const unreadableBlock = placeholder("[content omitted: the block could not be read]")
+
+/**
+ * A result as the adapters render it. Total: a result built by hand with fields of the wrong types, getters that
+ * throw or content that is not a list still renders, as what could be read and placeholders for the rest. A status
+ * that is not one of the four reads as `error`, never as a success.
+ */
+export const readResult = (result: ToolResult): ResultView => {
+  const status = field(result, "status")
+  const error = field(result, "error")
+  const kind = field(field(error, "value"), "kind")
+  const output = field(result, "output")
+  const blocks = entries(field(output, "content"))
+  return {
+    callId: stringField(result, "callId", ""),
+    name: stringField(result, "name", ""),
+    status: statuses.has(status) ? status as Status : "error",
+    errorKind: field(error, "_tag") === "Some" && typeof kind === "string" ? kind : "other",
+    content: blocks === undefined ? [placeholder("[output omitted: it could not be read]")] : blocks.map(normalizeBlock)
+  }
+}
+
+const optionalString = (u: unknown, key: string): string | undefined => {
+  const value = field(u, key)
+  return typeof value === "string" ? value : undefined
+}
+
+const details: ReadonlySet<unknown> = new Set(["auto", "low", "high"])
+
+/** Where a block's bytes are, `data:` URLs read as the inline bytes they are. */
+type Source =
+  | { readonly _tag: "Base64"; readonly data: string; readonly mediaType: string | undefined }
+  | { readonly _tag: "Url"; readonly url: string }
+  | { readonly _tag: "Malformed" }
+
+const sourceOf = (u: unknown): Source | undefined => {
+  const tag = field(u, "_tag")
+  if (tag === "Base64") {
+    const data = field(u, "data")
+    return typeof data === "string" ? { _tag: "Base64", data, mediaType: undefined } : undefined
+  }
+  if (tag !== "Url") return undefined
+  const url = field(u, "url")
+  return typeof url === "string" ? urlSource(url) : undefined
+}
+
+const urlSource = (url: string): Source => {
+  const content = urlContent(url)
+  switch (content._tag) {
+    case "Link":
+      return { _tag: "Url", url }
+    case "Inline":
+      return { _tag: "Base64", data: content.base64, mediaType: content.mediaType }
+    case "Malformed":
+      return content
+  }
+}
+
+const malformed = (kind: string): Block => placeholder(`[${kind} omitted: malformed data URL]`)
+
+const fallbackMediaType = "application/octet-stream"
+
+/** A media type a data URL names for an image: only an image type, since any other would mislabel the bytes. */
+const imageTypeOf = (mediaType: string | undefined): string | undefined =>
+  mediaType !== undefined && mediaType.startsWith("image/") ? mediaType : undefined
+
+/**
+ * A block with the types its class declares, whatever was built: each field read once, without throwing. A `data:`
+ * URL (of an image, a file or a resource link) becomes the base64 content it holds, with the media type the URL
+ * names unless the block names its own; a malformed one a placeholder that shows none of it. A Json value becomes a
+ * plain JSON copy, or a placeholder when it is not JSON (a cycle, a BigInt, a getter that throws). What cannot be
+ * read becomes a placeholder.
+ */
+const normalizeBlock = (block: unknown): Block => {
+  if (block === unreadable) return unreadableBlock
+  switch (field(block, "_tag")) {
+    case "Text": {
+      const text = field(block, "text")
+      if (typeof text !== "string") return unreadableBlock
+      return block instanceof ToolResultContent.Text ? block : ToolResultContent.text(text)
+    }
+    case "Json": {
+      const value = field(block, "value")
+      if (value === unreadable) return unreadableBlock
+      const copy = toJsonValue(value)
+      return Result.isSuccess(copy)
+        ? ToolResultContent.json(copy.success)
+        : placeholder("[JSON omitted: the value is not JSON]")
+    }
+    case "Image": {
+      const source = sourceOf(field(block, "source"))
+      if (source === undefined) return unreadableBlock
+      if (source._tag === "Malformed") return malformed("image")
+      const own = optionalString(block, "mediaType")
+      const detail = field(block, "detail")
+      const checkedDetail = details.has(detail) ? detail as ToolResultContent.ImageDetail : undefined
+      return source._tag === "Url"
+        ? ToolResultContent.imageUrl(source.url, own, checkedDetail)
+        : ToolResultContent.imageBase64(source.data, own ?? imageTypeOf(source.mediaType), checkedDetail)
+    }
+    case "Audio": {
+      const data = field(block, "data")
+      if (typeof data !== "string") return unreadableBlock
+      return ToolResultContent.audio(data, optionalString(block, "mediaType") ?? fallbackMediaType)
+    }
+    case "File": {
+      const source = sourceOf(field(block, "source"))
+      if (source === undefined) return unreadableBlock
+      if (source._tag === "Malformed") return malformed("file")
+      const own = optionalString(block, "mediaType")
+      const filename = optionalString(block, "filename")
+      return source._tag === "Url"
+        ? ToolResultContent.fileUrl(source.url, own ?? fallbackMediaType, filename)
+        : ToolResultContent.fileBase64(source.data, own ?? source.mediaType ?? fallbackMediaType, filename)
+    }
+    case "ResourceLink": {
+      const uri = field(block, "uri")
+      const name = optionalString(block, "name") ?? ""
+      if (typeof uri !== "string") return unreadableBlock
+      const own = optionalString(block, "mediaType")
+      const source = urlSource(uri)
+      if (source._tag === "Malformed") return malformed("resource")
+      if (source._tag === "Url") {
+        const description = optionalString(block, "description")
+        return ToolResultContent.resourceLink({
+          uri,
+          name,
+          ...(own !== undefined ? { mediaType: own } : {}),
+          ...(description !== undefined ? { description } : {})
+        })
+      }
+      // A link that holds its bytes is that content, not a link: shown as the medium its type names.
+      const mediaType = own ?? source.mediaType ?? fallbackMediaType
+      if (mediaType.startsWith("image/")) return ToolResultContent.imageBase64(source.data, mediaType)
+      if (mediaType.startsWith("audio/")) return ToolResultContent.audio(source.data, mediaType)
+      return ToolResultContent.fileBase64(source.data, mediaType, name === "" ? undefined : name)
+    }
+    default:
+      return unreadableBlock
+  }
+}
 
 // ---------------------------------------------------------------------------
 // Text
 // ---------------------------------------------------------------------------
 
-/** A Json block as compact JSON text. */
-const jsonText = (value: unknown): string => JSON.stringify(value)
-
 /**
  * The text of a block that has a text form (Text, Json, ResourceLink), or `undefined` for media (Image, Audio, File),
- * which each adapter lowers by its provider's capabilities.
+ * which each adapter lowers by its provider's capabilities. Takes normalized blocks (see {@link readResult}).
  */
-export const blockText = (block: ToolResultContent.ToolResultContent): string | undefined => {
+export const blockText = (block: Block): string | undefined => {
   switch (block._tag) {
     case "Text":
       return block.text
     case "Json":
       return jsonText(block.value)
     case "ResourceLink":
-      return resourceLinkText(block)
+      return `${block.name}: ${block.uri}${block.description ? ` (${block.description})` : ""}`
     default:
       return undefined
   }
 }
 
-const resourceLinkText = (block: ToolResultContent.ResourceLink): string =>
-  `${block.name}: ${block.uri}${block.description ? ` (${block.description})` : ""}`
+/** A JSON value as compact JSON text; a value too deep for `JSON.stringify` as a placeholder. */
+const jsonText = (value: unknown): string => {
+  try {
+    return JSON.stringify(value) ?? "null"
+  } catch {
+    return "[JSON omitted: the value is too deep to write]"
+  }
+}
 
 /**
  * For providers with no error flag (OpenAI), and for the refusals and skips of those with one (Anthropic): the words
  * put before a failed, denied or skipped result's text, so the model reads it as what it is. `undefined` for
  * success.
  */
-export const statusPrefix = (result: ToolResult): string | undefined => {
+export const statusPrefix = (result: ResultView): string | undefined => {
   switch (result.status) {
     case "success":
       return undefined
@@ -60,7 +563,7 @@ export const statusPrefix = (result: ToolResult): string | undefined => {
     case "skipped":
       return "Tool call skipped: "
     case "error":
-      return `Tool call failed (${result.error._tag === "Some" ? result.error.value.kind : "other"}): `
+      return `Tool call failed (${result.errorKind}): `
   }
 }
 
@@ -69,7 +572,7 @@ export const statusPrefix = (result: ToolResult): string | undefined => {
  * `(empty result)` for a success. Anthropic refuses a `tool_result` with `is_error` and empty content, and an empty
  * answer tells the model nothing on any provider.
  */
-export const emptyResultText = (result: ToolResult): string => statusPrefix(result)?.replace(/: $/, "") ?? "(empty result)"
+export const emptyResultText = (result: ResultView): string => statusPrefix(result)?.replace(/: $/, "") ?? "(empty result)"
 
 /**
  * A list of parts with `prefix` put in front: joined to the first part when it is text, or as a text part of its

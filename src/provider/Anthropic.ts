@@ -13,10 +13,10 @@
  * declare const set: ToolSet.ToolSet<never>
  * declare const assistant: { readonly role: "assistant"; readonly content: ReadonlyArray<Anthropic.ContentBlock> }
  *
- * const tools = Anthropic.definitions(set) // the request's `tools`: a Result, failing only for strict tools
+ * const tools = Anthropic.definitions(set) // the request's `tools`: a Result (a refused name, a strict schema)
  * const next = Effect.map(
  *   ToolSet.executeAll(set, Anthropic.toolCalls(assistant.content)),
- *   (results) => [assistant, Anthropic.toolResults(results)] // append to `messages`
+ *   (results) => [assistant, ...Anthropic.toolResults(results)] // append to `messages`
  * )
  * ```
  *
@@ -34,17 +34,27 @@ import {
   unsupportedShapeKeywords
 } from "../internal/strictSchema.ts"
 import {
+  type Block,
   blockText,
   decodeBase64Text,
-  definitionsOf,
   emptyResultText,
+  entries,
+  field,
   imageMediaType,
+  type InvalidToolNameError,
   isImageMediaType,
+  offer,
   prefixParts,
+  readResult,
+  type ResultView,
   statusPrefix,
-  type Tools
+  type TopLevelUnionError,
+  type Tools,
+  unreadable
 } from "../internal/providerContent.ts"
+import type { JsonSchema } from "../internal/jsonSchema.ts"
 import type * as ToolCall from "../ToolCall.ts"
+import * as ToolDefinition from "../ToolDefinition.ts"
 import type { ToolResult } from "../ToolResult.ts"
 import type * as ToolResultContent from "../ToolResultContent.ts"
 
@@ -97,9 +107,31 @@ export interface DefinitionsOptions {
 export { StrictSchemaError } from "../internal/strictSchema.ts"
 
 /**
- * The request's `tools` for a set (or a list of definitions), in order. The `strict` annotation of a tool (or the
- * `strict` option, for all tools) becomes `strict`. A tool that is not strict gets its parameters JSON Schema as it
- * is, and cannot fail.
+ * What {@link definitions} fails with for a tool name Anthropic refuses (it must match `^[a-zA-Z0-9_-]{1,64}$`),
+ * and for parameters that are a union no single object can stand for (shared by every adapter).
+ *
+ * @category errors
+ */
+export { InvalidToolNameError, TopLevelUnionError } from "../internal/providerContent.ts"
+
+/**
+ * Everything {@link definitions} can fail with.
+ *
+ * @category errors
+ */
+export type DefinitionsError = StrictSchemaError | InvalidToolNameError | TopLevelUnionError
+
+/**
+ * The request's `tools` for a set (or any list of tools and definitions), in order. The `strict` annotation of a
+ * tool (or the `strict` option, for all tools) becomes `strict`. A tool that is not strict gets its parameters JSON
+ * Schema as it is.
+ *
+ * Fails with {@link InvalidToolNameError} for a name Anthropic refuses. Parameters that are a union of objects are
+ * offered as one object, since Anthropic refuses `anyOf`, `oneOf` and `allOf` at the top of `input_schema`
+ * ("input_schema does not support oneOf, allOf, or anyOf at the top level"): every branch's properties, only the
+ * keys all branches require required, `additionalProperties: false` only when every branch says so, and the
+ * branches listed in its description; dispatch still checks the arguments against the tool's own Schema. A union
+ * with a branch that is not an object fails with {@link TopLevelUnionError}.
  *
  * A strict tool's schema is compiled into the JSON Schema subset of Anthropic's structured outputs ("JSON Schema
  * limitations" in Anthropic's structured outputs guide): every object gets `additionalProperties: false`; the value
@@ -132,21 +164,23 @@ export { StrictSchemaError } from "../internal/strictSchema.ts"
 export const definitions = (
   tools: Tools,
   options?: DefinitionsOptions
-): Result.Result<Array<Tool>, StrictSchemaError> => {
+): Result.Result<Array<Tool>, DefinitionsError> => {
+  const offered = offer(tools, "Anthropic")
+  if (Result.isFailure(offered)) return Result.fail(offered.failure)
   const out: Array<Tool> = []
-  for (const definition of definitionsOf(tools)) {
+  for (const { definition, parameters } of offered.success) {
     const strict = options?.strict === true ? true : definition.annotations.strict
     const { name, description } = definition
     if (strict !== true) {
       out.push({
         name,
         description,
-        input_schema: { ...definition.parameters, type: "object" },
+        input_schema: { ...parameters, type: "object" },
         ...(strict !== undefined ? { strict } : {})
       })
       continue
     }
-    const compiled = compileStrict(definition)
+    const compiled = compileStrict(lowered(definition, parameters))
     if (Result.isFailure(compiled)) return Result.fail(compiled.failure)
     out.push({ name, description, input_schema: compiled.success, strict })
   }
@@ -271,6 +305,18 @@ const compileNode = (node: unknown, path: string, refs: Set<string>): Record<str
   return out
 }
 
+// The definition with its lowered parameters, once per definition: the strict compiler caches by definition.
+const loweredDefinitions = new WeakMap<ToolDefinition.ToolDefinition, ToolDefinition.ToolDefinition>()
+
+const lowered = (definition: ToolDefinition.ToolDefinition, parameters: JsonSchema): ToolDefinition.ToolDefinition => {
+  if (parameters === definition.parameters) return definition
+  const cached = loweredDefinitions.get(definition)
+  if (cached !== undefined) return cached
+  const out = ToolDefinition.make({ ...definition, parameters })
+  loweredDefinitions.set(definition, out)
+  return out
+}
+
 /** A strict definition's `input_schema`, compiled once per definition. */
 const compileStrict = strictCompiler("Anthropic strict tool use", (definition): InputSchema => {
   const root = definition.parameters
@@ -334,27 +380,38 @@ export interface ContentBlock {
 }
 
 /**
- * The tool calls in an assistant message's content: one `ToolCall` per `tool_use` block, in order. Never throws: a
- * block without a name becomes a call to the tool `""` (dispatch reports `not_found`), a missing `input` becomes `{}`
- * and any other `input` is passed as it is, so dispatch reports `invalid_args` for it. A block without an id gets
- * `tool_use_<index>`.
+ * The tool calls in an assistant message's content: one `ToolCall` per `tool_use` block, in order. Never throws,
+ * whatever the content holds (a stored transcript, a proxy whose reads throw): a block without a name becomes a call
+ * to the tool `""` (dispatch reports `not_found`), a missing `input` becomes `{}` and any other `input` is passed as
+ * it is, so dispatch reports `invalid_args` for it. A block without an id gets `tool_use_<index>` (or the first
+ * `tool_use_<index>_<n>` no other block of the turn uses), so every call gets its own result. A field that cannot be
+ * read is `""`; a block whose type cannot be read is not a call.
  *
  * @category constructors
  */
 export const toolCalls = (content: ReadonlyArray<ContentBlock>): Array<ToolCall.ToolCall> => {
-  const calls: Array<ToolCall.ToolCall> = []
-  if (!Array.isArray(content)) return calls
-  content.forEach((block: unknown, index) => {
-    if (typeof block !== "object" || block === null) return
-    const { type, id, name, input } = block as ContentBlock
-    if (type !== "tool_use") return
-    calls.push({
-      id: typeof id === "string" ? id : `tool_use_${index}`,
-      name: typeof name === "string" ? name : "",
-      arguments: input === undefined ? {} : input
-    })
+  const blocks = entries(content)
+  if (blocks === undefined) return []
+  const found: Array<{ readonly index: number; readonly id: unknown; readonly name: unknown; readonly input: unknown }> = []
+  blocks.forEach((block, index) => {
+    if (field(block, "type") !== "tool_use") return
+    found.push({ index, id: field(block, "id"), name: field(block, "name"), input: field(block, "input") })
   })
-  return calls
+  const used = new Set<string>()
+  for (const call of found) if (typeof call.id === "string") used.add(call.id)
+  return found.map(({ id, index, input, name }) => ({
+    id: typeof id === "string" ? id : id === unreadable ? "" : freshId(`tool_use_${index}`, used),
+    name: typeof name === "string" ? name : "",
+    arguments: input === undefined ? {} : input === unreadable ? "" : input
+  }))
+}
+
+/** `base`, or `base_<n>` for the first n that `used` does not hold; recorded in `used`. */
+const freshId = (base: string, used: Set<string>): string => {
+  let id = base
+  for (let n = 1; used.has(id); n++) id = `${base}_${n}`
+  used.add(id)
+  return id
 }
 
 // ---------------------------------------------------------------------------
@@ -434,8 +491,9 @@ export interface UserMessage {
 }
 
 /**
- * The user message answering a turn: one `tool_result` block per result, in order, all in this one message, as the
- * API requires. Append further user content after them if needed (the results must come first).
+ * The messages to append for a turn's results: none for no results (the API refuses a message without content), else
+ * the one user message with one `tool_result` block per result, in order, all in this one message, as the API
+ * requires. Append further user content after the blocks if needed (the results must come first).
  *
  * Rendering of the blocks: Text as text; Json as compact JSON text; ResourceLink as text naming its URI; images
  * of media types jpeg, png, gif and webp as image blocks (base64 without a media type is recognized by its first
@@ -444,26 +502,31 @@ export interface UserMessage {
  * dropped, since the API refuses empty text blocks. A denied or skipped result starts with the words that say so;
  * a result with nothing left to show is one text block of its status words (`(empty result)` for a success).
  *
+ * A `data:` URL (of an image, a file or a resource link) is the inline content it holds, with the media type it
+ * names unless the block names its own; a malformed one becomes a placeholder that shows none of it. A result built
+ * by hand renders whatever it holds, never throwing: placeholders stand for what cannot be read, and a Json value
+ * that is not JSON (a cycle, a BigInt) is a placeholder, never its text.
+ *
  * @example
  * ```ts
  * import { Anthropic, ToolResult } from "effect-llm-tools"
  *
  * declare const results: ReadonlyArray<ToolResult.ToolResult>
- * const message = Anthropic.toolResults(results)
- * // { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_…", is_error: false, content: […] }, …] }
+ * const messages = Anthropic.toolResults(results)
+ * // [{ role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_…", is_error: false, content: […] }, …] }]
  * ```
  *
  * @category constructors
  */
-export const toolResults = (results: Iterable<ToolResult>): UserMessage => {
+export const toolResults = (results: Iterable<ToolResult>): Array<UserMessage> => {
   const content: Array<ToolResultBlock> = []
-  for (const result of results) content.push(toolResult(result))
-  return { role: "user", content }
+  for (const result of results) content.push(toolResult(readResult(result)))
+  return content.length === 0 ? [] : [{ role: "user", content }]
 }
 
-const toolResult = (result: ToolResult): ToolResultBlock => {
+const toolResult = (result: ResultView): ToolResultBlock => {
   const blocks: Array<ToolResultContentBlock> = []
-  for (const block of result.output.content) {
+  for (const block of result.content) {
     const rendered = renderBlock(block)
     if (rendered.type !== "text" || rendered.text !== "") blocks.push(rendered)
   }
@@ -479,7 +542,7 @@ const toolResult = (result: ToolResult): ToolResultBlock => {
 
 const text = (text: string): TextBlock => ({ type: "text", text })
 
-const renderBlock = (block: ToolResultContent.ToolResultContent): ToolResultContentBlock => {
+const renderBlock = (block: Block): ToolResultContentBlock => {
   switch (block._tag) {
     case "Image":
       return renderImage(block)

@@ -19,10 +19,10 @@
  * declare const history: Array<Gemini.Content | Gemini.ModelContent>
  * declare const modelContent: Gemini.ModelContent // response.candidates[0].content, kept as it is
  *
- * const tools = [Gemini.definitions(set)] // the request's `config.tools`
+ * const tools = Effect.map(Effect.fromResult(Gemini.definitions(set)), (tool) => [tool]) // the request's `config.tools`
  * const next = Effect.map(
  *   ToolSet.executeAll(set, Gemini.toolCalls(modelContent)),
- *   (results) => [...history, modelContent, Gemini.toolResults(results)] // the next request's `contents`
+ *   (results) => [...history, modelContent, ...Gemini.toolResults(results)] // the next request's `contents`
  * )
  * ```
  *
@@ -31,16 +31,22 @@
 import { Data, Result } from "effect"
 import type { JsonSchema } from "../internal/jsonSchema.ts"
 import {
+  type Block,
   blockText,
   decodeBase64Text,
-  definitionsOf,
   emptyResultText,
+  entries,
+  field,
   imageMediaType,
-  type Tools
+  InvalidToolNameError,
+  offer,
+  readResult,
+  TopLevelUnionError,
+  type Tools,
+  unreadable
 } from "../internal/providerContent.ts"
 import type * as ToolCall from "../ToolCall.ts"
 import type { ToolResult } from "../ToolResult.ts"
-import type * as ToolResultContent from "../ToolResultContent.ts"
 
 // ---------------------------------------------------------------------------
 // Schema subset
@@ -339,9 +345,25 @@ export interface DefinitionsOptions {
 }
 
 /**
- * The `config.tools` entry for a set (or a list of definitions), in order. With `{ schema: "openApi" }` the
- * parameters are compiled into Gemini's Schema subset, which can fail: the result is then a `Result`, failing with
- * the first tool that cannot be expressed.
+ * What {@link definitions} fails with for a tool name Gemini refuses (it must start with a letter or an underscore
+ * and hold at most 128 of a-z, A-Z, 0-9, `_`, `.`, `:` and `-`), and for parameters that are a union no single
+ * object can stand for (shared by every adapter).
+ *
+ * @category errors
+ */
+export { InvalidToolNameError, TopLevelUnionError }
+
+/**
+ * The `config.tools` entry for a set (or any list of tools and definitions), in order, as a `Result`. With
+ * `{ schema: "openApi" }` the parameters are compiled into Gemini's Schema subset, which can also fail with
+ * {@link UnsupportedSchemaError}.
+ *
+ * Fails with {@link InvalidToolNameError} for a name Gemini refuses. Parameters that are a union of objects are
+ * offered as one object, in both schema modes: `parametersJsonSchema` "must describe an object where the properties
+ * are the parameters to the function", and `parameters` is a map of named parameters. That object has every
+ * branch's properties, only the keys all branches require required, and the branches listed in its description;
+ * dispatch still checks the arguments against the tool's own Schema. A union with a branch that is not an object
+ * fails with {@link TopLevelUnionError}.
  *
  * @example
  * ```ts
@@ -355,37 +377,43 @@ export interface DefinitionsOptions {
  * })
  * const set = ToolSet.make(Echo)
  *
- * const tool = Gemini.definitions(set) // { functionDeclarations: [{ name: "echo", …, parametersJsonSchema: … }] }
- * const legacy = Gemini.definitions(set, { schema: "openApi" }) // Result<Gemini.Tool<Gemini.OpenApiFunctionDeclaration>, Gemini.UnsupportedSchemaError>
+ * // { functionDeclarations: [{ name: "echo", …, parametersJsonSchema: … }] }
+ * const tool = Result.getOrThrow(Gemini.definitions(set))
+ * // Result<Gemini.Tool<Gemini.OpenApiFunctionDeclaration>, …>
+ * const legacy = Gemini.definitions(set, { schema: "openApi" })
  * ```
  *
  * @category constructors
  */
 export const definitions: {
-  (tools: Tools, options?: { readonly schema?: "jsonSchema" | undefined }): Tool
+  (
+    tools: Tools,
+    options?: { readonly schema?: "jsonSchema" | undefined }
+  ): Result.Result<Tool, InvalidToolNameError | TopLevelUnionError>
   (
     tools: Tools,
     options: { readonly schema: "openApi" }
-  ): Result.Result<Tool<OpenApiFunctionDeclaration>, UnsupportedSchemaError>
+  ): Result.Result<Tool<OpenApiFunctionDeclaration>, InvalidToolNameError | TopLevelUnionError | UnsupportedSchemaError>
 } = ((tools: Tools, options?: DefinitionsOptions) => {
-  const list = definitionsOf(tools)
+  const offered = offer(tools, "Gemini")
+  if (Result.isFailure(offered)) return offered
   if (options?.schema !== "openApi") {
-    return {
-      functionDeclarations: list.map((definition) => ({
+    return Result.succeed({
+      functionDeclarations: offered.success.map(({ definition, parameters }) => ({
         name: definition.name,
         description: definition.description,
-        parametersJsonSchema: definition.parameters
+        parametersJsonSchema: parameters
       }))
-    }
+    })
   }
   const functionDeclarations: Array<OpenApiFunctionDeclaration> = []
-  for (const definition of list) {
-    const parameters = compileSchema(definition.parameters, definition.name)
-    if (Result.isFailure(parameters)) return parameters
+  for (const { definition, parameters } of offered.success) {
+    const compiled = compileSchema(parameters, definition.name)
+    if (Result.isFailure(compiled)) return compiled
     functionDeclarations.push({
       name: definition.name,
       description: definition.description,
-      parameters: parameters.success
+      parameters: compiled.success
     })
   }
   return Result.succeed({ functionDeclarations })
@@ -431,29 +459,47 @@ export const generatedIdPrefix = "gemini_call_"
  * The function calls of the model's content (or of its parts), in order. Reads only: the content, and the
  * `thoughtSignature` on its parts, stay as they were for the caller to send back.
  *
- * A call without an id gets `gemini_call_<n>`, n its position among the calls: stable for the same content, and
- * left out again when answering. Never throws: a call without a name becomes a call to the tool `""` (dispatch
- * reports `not_found`), missing `args` become `{}`, and any other `args` are passed as they are, so dispatch reports
- * `invalid_args` for them.
+ * A call without an id gets `gemini_call_<n>`, n its position among the calls (or the next n that no other call of
+ * the turn uses): stable for the same content, unique within the turn, and left out again when answering. Never
+ * throws, whatever the content holds (a stored transcript, a proxy whose reads throw): a call without a name becomes
+ * a call to the tool `""` (dispatch reports `not_found`), missing `args` become `{}`, and any other `args` are passed
+ * as they are, so dispatch reports `invalid_args` for them. A field that cannot be read is `""`; a part whose
+ * `functionCall` cannot be read is not a call.
  *
  * @category constructors
  */
 export const toolCalls = (
   content: ModelContent | ReadonlyArray<ModelPart> | undefined
 ): Array<ToolCall.ToolCall> => {
-  const parts: unknown = Array.isArray(content) ? content : isNode(content) ? content.parts : undefined
-  const calls: Array<ToolCall.ToolCall> = []
-  if (!Array.isArray(parts)) return calls
+  const parts = entries(content) ?? entries(field(content, "parts"))
+  if (parts === undefined) return []
+  const found: Array<{ readonly id: unknown; readonly name: unknown; readonly args: unknown }> = []
   for (const part of parts) {
-    if (!isNode(part) || !isNode(part.functionCall)) continue
-    const { id, name, args } = part.functionCall
-    calls.push({
-      id: typeof id === "string" && id !== "" ? id : `${generatedIdPrefix}${calls.length}`,
-      name: typeof name === "string" ? name : "",
-      arguments: args === undefined ? {} : args
-    })
+    const call = field(part, "functionCall")
+    // Not `isNode`: `Array.isArray` throws on a revoked proxy.
+    if (typeof call !== "object" || call === null) continue
+    found.push({ id: field(call, "id"), name: field(call, "name"), args: field(call, "args") })
   }
-  return calls
+  // A generated id must not be one the model gave another call of the turn: the results would be paired wrongly.
+  const used = new Set<string>()
+  for (const { id } of found) if (typeof id === "string" && id !== "") used.add(id)
+  let next = 0
+  return found.map(({ args, id, name }, position) => {
+    let callId: string
+    if (typeof id === "string" && id !== "") callId = id
+    else if (id === unreadable) callId = ""
+    else {
+      next = Math.max(next, position)
+      while (used.has(`${generatedIdPrefix}${next}`)) next++
+      callId = `${generatedIdPrefix}${next}`
+      used.add(callId)
+    }
+    return {
+      id: callId,
+      name: typeof name === "string" ? name : "",
+      arguments: args === undefined ? {} : args === unreadable ? "" : args
+    }
+  })
 }
 
 // ---------------------------------------------------------------------------
@@ -541,7 +587,8 @@ export interface ToolResultsOptions {
 const functionResponseMediaTypes: ReadonlySet<string> = new Set(["image/png", "image/jpeg", "image/webp", "application/pdf"])
 
 /**
- * The user content answering a turn: one `functionResponse` part per result, in order, in one `Content`.
+ * The contents to append for a turn's results: none for no results (the API refuses a content without parts), else
+ * the one user content with one `functionResponse` part per result, in order.
  *
  * `response` is `{ output: value }` for a success and `{ error: value }` otherwise, with `status: "denied"` or
  * `status: "skipped"` added for those. The value is built from the output's Text (a string), Json (the value
@@ -557,26 +604,32 @@ const functionResponseMediaTypes: ReadonlySet<string> = new Set(["image/png", "i
  * or else described as text; media at a URL without a media type is given as its URL in text, since Gemini requires
  * the type of file data.
  *
+ * A `data:` URL (of an image, a file or a resource link) is the inline content it holds, with the media type it
+ * names unless the block names its own; a malformed one becomes a placeholder that shows none of it. A result built
+ * by hand renders whatever it holds, never throwing: placeholders stand for what cannot be read, and a Json value
+ * that is not JSON (a cycle, a BigInt) is a placeholder, never its text.
+ *
  * @example
  * ```ts
  * import { Gemini, ToolResult } from "effect-llm-tools"
  *
  * declare const results: ReadonlyArray<ToolResult.ToolResult>
- * const content = Gemini.toolResults(results)
- * // { role: "user", parts: [{ functionResponse: { id: "…", name: "get_weather", response: { output: {…} } } }] }
+ * const contents = Gemini.toolResults(results)
+ * // [{ role: "user", parts: [{ functionResponse: { id: "…", name: "get_weather", response: { output: {…} } } }] }]
  * ```
  *
  * @category constructors
  */
-export const toolResults = (results: Iterable<ToolResult>, options?: ToolResultsOptions): Content => {
+export const toolResults = (results: Iterable<ToolResult>, options?: ToolResultsOptions): Array<Content> => {
   const separate = options?.media === "separate"
   const parts: Array<Part> = []
   // Under "separate", every result's media, after all the function responses.
   const trailing: Array<Part> = []
-  for (const result of results) {
+  for (const each of results) {
+    const result = readResult(each)
     const values: Array<unknown> = []
     const media: Array<FunctionResponsePart> = []
-    for (const block of result.output.content) renderBlock(block, values, media, separate)
+    for (const block of result.content) renderBlock(block, values, media, separate)
     // Nothing to read would answer `{ error: [] }` or `{ output: "" }`: the status words say what happened instead.
     // A success with media alone keeps its empty value: the media are the answer.
     const noText = values.every((value) => value === "")
@@ -600,7 +653,8 @@ export const toolResults = (results: Iterable<ToolResult>, options?: ToolResults
     if (separate) trailing.push(...media)
   }
   parts.push(...trailing)
-  return { role: "user", parts }
+  // The API refuses a content without parts.
+  return parts.length === 0 ? [] : [{ role: "user", parts }]
 }
 
 const omitted = (kind: string, mediaType: string): string =>
@@ -610,7 +664,7 @@ const linked = (kind: string, mediaType: string | undefined, url: string, filena
   `[${kind}${filename === undefined ? "" : ` ${filename}`}${mediaType === undefined ? "" : ` (${mediaType})`}: ${url}]`
 
 const renderBlock = (
-  block: ToolResultContent.ToolResultContent,
+  block: Block,
   values: Array<unknown>,
   media: Array<FunctionResponsePart>,
   separate: boolean

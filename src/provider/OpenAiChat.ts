@@ -31,19 +31,24 @@
 import { Data, Result } from "effect"
 import {
   callReader,
+  type DefinitionsError,
   offeredTools,
   type ReadOptions,
-  type StrictOptions,
-  type StrictSchemaError
+  type StrictOptions
 } from "../internal/openAiStrict.ts"
 import {
   blockText,
   dataUrl,
   emptyResultText,
+  entries,
+  field,
   imageMediaType,
   isImageMediaType,
+  readResult,
+  type ResultView,
   statusPrefix,
-  type Tools
+  type Tools,
+  unreadable
 } from "../internal/providerContent.ts"
 import type * as ToolCall from "../ToolCall.ts"
 import type * as ToolDefinition from "../ToolDefinition.ts"
@@ -150,6 +155,21 @@ export type Message = ToolMessage | UserMessage
 export { StrictSchemaError } from "../internal/openAiStrict.ts"
 
 /**
+ * What {@link definitions} fails with for a tool name OpenAI refuses (it must match `^[a-zA-Z0-9_-]{1,64}$`), and
+ * for parameters that are a union no single object can stand for (shared by every adapter).
+ *
+ * @category errors
+ */
+export { InvalidToolNameError, TopLevelUnionError } from "../internal/providerContent.ts"
+
+/**
+ * Everything {@link definitions} can fail with.
+ *
+ * @category errors
+ */
+export type { DefinitionsError }
+
+/**
  * Options of {@link definitions}: which tools are strict.
  *
  * @category models
@@ -157,9 +177,15 @@ export { StrictSchemaError } from "../internal/openAiStrict.ts"
 export type DefinitionsOptions = StrictOptions
 
 /**
- * The request's `tools`, in order, as `{ type: "function", function: { … } }`; `strict: true` is stated only on
- * strict tools (Chat Completions defaults it to off). Strict compilation and its failure are described on
- * {@link DefinitionsOptions}.
+ * The request's `tools`, in order, as `{ type: "function", function: { … } }`, from a tool set or any list of tools
+ * and definitions; `strict: true` is stated only on strict tools (Chat Completions defaults it to off). Strict
+ * compilation and its failure are described on {@link DefinitionsOptions}.
+ *
+ * Fails with {@link InvalidToolNameError} for a name OpenAI refuses. Parameters that are a union of objects (which
+ * OpenAI refuses at the top of a schema, strict or not) are offered as one object with every branch's properties,
+ * only the keys all branches require required, and the branches listed in its description; dispatch still checks
+ * the arguments against the tool's own Schema. A union with a branch that is not an object fails with
+ * {@link TopLevelUnionError}.
  *
  * @example
  * ```ts
@@ -177,7 +203,7 @@ export type DefinitionsOptions = StrictOptions
 export const definitions = (
   tools: Tools,
   options?: DefinitionsOptions
-): Result.Result<Array<FunctionTool>, StrictSchemaError> =>
+): Result.Result<Array<FunctionTool>, DefinitionsError> =>
   Result.map(offeredTools(tools, options), (offered) =>
     offered.map(({ description, name, parameters, strict }): FunctionTool => ({
       type: "function",
@@ -197,10 +223,12 @@ export type ToolCallsOptions = ReadOptions
 
 /**
  * The function calls of an assistant message, in order, with their ids. Never fails nor throws, whatever the
- * message holds: a missing id or name reads as `""` (dispatch reports an unknown tool, and the API refuses the
- * empty id on the next request rather than the call being dropped), a missing `arguments` as empty (so a tool with
- * required parameters reports them missing), and broken JSON or a non-string `arguments` is passed on as it is,
- * for dispatch to turn into an `invalid_args` result.
+ * message holds (a stored transcript, a proxy whose reads throw): every `type: "function"` entry is a call, so that
+ * it gets its tool message. A missing or unreadable id or name reads as `""` (dispatch reports an unknown tool, and
+ * the API refuses the empty id on the next request rather than the call being dropped), an entry without its
+ * `function` object as a call of the tool `""`, a missing or unreadable `arguments` as empty (so a tool with
+ * required parameters reports them missing), and broken JSON or a non-string `arguments` is passed on as it is, for
+ * dispatch to turn into an `invalid_args` result. An entry whose type cannot be read is not a call.
  *
  * With `tools` (and `strict`, as given to {@link definitions}), the arguments of each strict tool are parsed and
  * `null` is mapped back to absent for every property that was optional, in nested objects and arrays too. A
@@ -224,24 +252,26 @@ export type ToolCallsOptions = ReadOptions
  * @category constructors
  */
 export const toolCalls = (message: AssistantMessage, options?: ToolCallsOptions): Array<ToolCall.ToolCall> => {
-  // The message may come from storage or a proxy: its shape is checked here, not trusted from the types.
-  const entries: unknown = isRecord(message) ? message.tool_calls : undefined
-  if (!Array.isArray(entries) || entries.length === 0) return []
+  // The message may come from storage or a proxy: every read is checked, and one that throws reads as `unreadable`.
+  const list = entries(field(message, "tool_calls"))
+  if (list === undefined || list.length === 0) return []
   const read = callReader(options)
   const calls: Array<ToolCall.ToolCall> = []
-  for (const entry of entries) {
-    if (!isRecord(entry) || entry.type !== "function" || !isRecord(entry.function)) continue
-    const { arguments: args, name } = entry.function
+  for (const entry of list) {
+    // An entry whose type cannot be read is not known to be a call; one that is gets a result, whatever else fails.
+    if (field(entry, "type") !== "function") continue
+    const id = field(entry, "id")
+    const fn = field(entry, "function")
+    const name = field(fn, "name")
+    const args = field(fn, "arguments")
     calls.push(read(
-      typeof entry.id === "string" ? entry.id : "",
+      typeof id === "string" ? id : "",
       typeof name === "string" ? name : "",
-      args === undefined || args === null ? "" : args
+      args === undefined || args === null || args === unreadable ? "" : args
     ))
   }
   return calls
 }
-
-const isRecord = (u: unknown): u is { readonly [key: string]: unknown } => typeof u === "object" && u !== null
 
 // ---------------------------------------------------------------------------
 // Results
@@ -377,13 +407,13 @@ interface Rendered {
 }
 
 const render = (
-  result: ToolResult,
+  result: ResultView,
   policy: MediaPolicy,
   audio: boolean
 ): Result.Result<Rendered, UnsupportedContentError> => {
   const lines: Array<string> = []
   const attachments: Array<ContentPart> = []
-  for (const block of result.output.content) {
+  for (const block of result.content) {
     const text = blockText(block)
     if (text !== undefined) {
       lines.push(text)
@@ -437,6 +467,11 @@ const render = (
  * With `media: "error"`, the result is a `Result` that fails with {@link UnsupportedContentError} on the first
  * image, audio or inline file; the other policies cannot fail and return the messages directly.
  *
+ * A `data:` URL (of an image, a file or a resource link) is the inline content it holds, with the media type it
+ * names unless the block names its own; a malformed one becomes a placeholder that shows none of it. A result built
+ * by hand renders whatever it holds, never throwing: placeholders stand for what cannot be read, and a Json value
+ * that is not JSON (a cycle, a BigInt) is a placeholder, never its text.
+ *
  * @example
  * ```ts
  * import { OpenAiChat, ToolResult } from "effect-llm-tools"
@@ -475,7 +510,8 @@ export function toolResults(
   const audio = options?.audio === true
   const messages: Array<Message> = []
   const attachments: Array<ContentPart> = []
-  for (const result of results) {
+  for (const each of results) {
+    const result = readResult(each)
     const rendered = render(result, policy, audio)
     if (Result.isFailure(rendered)) return Result.fail(rendered.failure)
     messages.push(rendered.success.message)

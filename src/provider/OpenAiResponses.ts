@@ -31,20 +31,26 @@
 import { Result } from "effect"
 import {
   callReader,
+  type DefinitionsError,
   offeredTools,
   type ReadOptions,
-  type StrictOptions,
-  type StrictSchemaError
+  type StrictOptions
 } from "../internal/openAiStrict.ts"
 import {
+  type Block,
   blockText,
   dataUrl,
   emptyResultText,
+  entries,
+  field,
   imageMediaType,
   isImageMediaType,
   prefixParts,
+  readResult,
+  type ResultView,
   statusPrefix,
-  type Tools
+  type Tools,
+  unreadable
 } from "../internal/providerContent.ts"
 import type * as ToolCall from "../ToolCall.ts"
 import type * as ToolDefinition from "../ToolDefinition.ts"
@@ -134,6 +140,21 @@ export interface FunctionCallOutput {
 export { StrictSchemaError } from "../internal/openAiStrict.ts"
 
 /**
+ * What {@link definitions} fails with for a tool name OpenAI refuses (it must match `^[a-zA-Z0-9_-]{1,64}$`), and
+ * for parameters that are a union no single object can stand for (shared by every adapter).
+ *
+ * @category errors
+ */
+export { InvalidToolNameError, TopLevelUnionError } from "../internal/providerContent.ts"
+
+/**
+ * Everything {@link definitions} can fail with.
+ *
+ * @category errors
+ */
+export type { DefinitionsError }
+
+/**
  * Options of {@link definitions}: which tools are strict.
  *
  * @category models
@@ -141,8 +162,15 @@ export { StrictSchemaError } from "../internal/openAiStrict.ts"
 export type DefinitionsOptions = StrictOptions
 
 /**
- * The request's `tools`, in order, in the flat Responses shape. `strict` is always stated, since the Responses API
- * otherwise defaults it to `true`. Strict compilation and its failure are described on {@link DefinitionsOptions}.
+ * The request's `tools`, in order, in the flat Responses shape, from a tool set or any list of tools and
+ * definitions. `strict` is always stated, since the Responses API otherwise defaults it to `true`. Strict
+ * compilation and its failure are described on {@link DefinitionsOptions}.
+ *
+ * Fails with {@link InvalidToolNameError} for a name OpenAI refuses. Parameters that are a union of objects (which
+ * OpenAI refuses at the top of a schema, strict or not) are offered as one object with every branch's properties,
+ * only the keys all branches require required, and the branches listed in its description; dispatch still checks
+ * the arguments against the tool's own Schema. A union with a branch that is not an object fails with
+ * {@link TopLevelUnionError}.
  *
  * @example
  * ```ts
@@ -159,7 +187,7 @@ export type DefinitionsOptions = StrictOptions
 export const definitions = (
   tools: Tools,
   options?: DefinitionsOptions
-): Result.Result<Array<FunctionTool>, StrictSchemaError> =>
+): Result.Result<Array<FunctionTool>, DefinitionsError> =>
   Result.map(offeredTools(tools, options), (offered) =>
     offered.map(({ description, name, parameters, strict }): FunctionTool => ({
       type: "function",
@@ -180,13 +208,13 @@ export const definitions = (
  */
 export type ToolCallsOptions = ReadOptions
 
-const isFunctionCall = (item: OutputItem): item is FunctionCallItem => item.type === "function_call"
-
 const nonEmptyString = (u: unknown): string | undefined => typeof u === "string" && u !== "" ? u : undefined
 
 /**
  * The `function_call` items of a response's output, in order, as calls whose id is the item's `call_id`. Never
- * fails: a missing `arguments` is read as empty (so a tool with required parameters reports them missing), and
+ * fails nor throws, whatever the output holds (a stored transcript, a proxy whose reads throw): every
+ * `function_call` item is a call, and a field that cannot be read is `""`. An item whose type cannot be read is not
+ * a call. A missing `arguments` is read as empty (so a tool with required parameters reports them missing), and
  * broken JSON is passed on as it is, for dispatch to turn into an `invalid_args` result. Other items (messages,
  * reasoning, built-in tool calls) are not calls of this library's tools and are skipped.
  *
@@ -211,22 +239,23 @@ const nonEmptyString = (u: unknown): string | undefined => typeof u === "string"
  * @category constructors
  */
 export const toolCalls = (response: ResponseOutput, options?: ToolCallsOptions): Array<ToolCall.ToolCall> => {
-  // A stored or proxied transcript may be anything: the shape is checked here, never trusted from the types.
-  const items: unknown = Array.isArray(response)
-    ? response
-    : typeof response === "object" && response !== null
-    ? (response as { readonly output?: unknown }).output
-    : undefined
-  if (!Array.isArray(items)) return []
+  // A stored or proxied transcript may be anything: every read is checked, and one that throws reads as
+  // `unreadable`.
+  const items = entries(response) ?? entries(field(response, "output"))
+  if (items === undefined) return []
   const read = callReader(options)
   const calls: Array<ToolCall.ToolCall> = []
-  for (const entry of items as ReadonlyArray<unknown>) {
-    if (typeof entry !== "object" || entry === null) continue
-    const item = entry as OutputItem
-    if (!isFunctionCall(item)) continue
-    const id = nonEmptyString(item.call_id) ?? nonEmptyString(item.id) ?? ""
-    const name = typeof item.name === "string" ? item.name : ""
-    calls.push(read(id, name, item.arguments ?? ""))
+  for (const item of items) {
+    // An item whose type cannot be read is not known to be a call; one that is gets a result, whatever else fails.
+    if (field(item, "type") !== "function_call") continue
+    const id = nonEmptyString(field(item, "call_id")) ?? nonEmptyString(field(item, "id")) ?? ""
+    const name = field(item, "name")
+    const args = field(item, "arguments")
+    calls.push(read(
+      id,
+      typeof name === "string" ? name : "",
+      args === undefined || args === null || args === unreadable ? "" : args
+    ))
   }
   return calls
 }
@@ -254,7 +283,7 @@ const inputFileMediaTypes: ReadonlySet<string> = new Set([
 const isInputFileMediaType = (mediaType: string): boolean =>
   mediaType.startsWith("text/") || inputFileMediaTypes.has(mediaType)
 
-const partOf = (block: ToolResultContent.ToolResultContent): OutputContent => {
+const partOf = (block: Block): OutputContent => {
   const text = blockText(block)
   if (text !== undefined) return { type: "input_text", text }
   switch (block._tag) {
@@ -298,9 +327,9 @@ const partOf = (block: ToolResultContent.ToolResultContent): OutputContent => {
   }
 }
 
-const outputOf = (result: ToolResult): string | Array<OutputContent> => {
+const outputOf = (result: ResultView): string | Array<OutputContent> => {
   const prefix = statusPrefix(result)
-  const parts = result.output.content.map(partOf)
+  const parts = result.content.map(partOf)
   if (parts.every((part) => part.type === "input_text")) {
     const body = parts.map((part) => (part as { readonly text: string }).text).join("\n")
     // An empty answer tells the model nothing, and a failure would read "Tool call failed (other): ".
@@ -325,6 +354,11 @@ const outputOf = (result: ToolResult): string | Array<OutputContent> => {
  * block nor their first bytes tell (`[image omitted: unknown media type]`), and files that are not documents (a file
  * at a URL is then written as a link). An image by URL without a media type is sent by its URL.
  *
+ * A `data:` URL (of an image, a file or a resource link) is the inline content it holds, with the media type it
+ * names unless the block names its own; a malformed one becomes a placeholder that shows none of it. A result built
+ * by hand renders whatever it holds, never throwing: placeholders stand for what cannot be read, and a Json value
+ * that is not JSON (a cycle, a BigInt) is a placeholder, never its text.
+ *
  * @example
  * ```ts
  * import { OpenAiResponses, ToolResult } from "effect-llm-tools"
@@ -338,7 +372,8 @@ const outputOf = (result: ToolResult): string | Array<OutputContent> => {
  */
 export const toolResults = (results: Iterable<ToolResult>): Array<FunctionCallOutput> => {
   const out: Array<FunctionCallOutput> = []
-  for (const result of results) {
+  for (const each of results) {
+    const result = readResult(each)
     out.push({ type: "function_call_output", call_id: result.callId, output: outputOf(result) })
   }
   return out

@@ -1,20 +1,17 @@
 import { assert, describe, expect, it } from "@effect/vitest"
-import { Effect, Option, Result, Schema } from "effect"
+import { Arbitrary, Effect, Option, Result, Schema } from "effect"
 import { toStrictJsonSchema } from "openai/lib/transform"
 import { compile, restoreAbsent, StrictSchemaError } from "../../src/internal/openAiStrict.ts"
 import * as OpenAiChat from "../../src/provider/OpenAiChat.ts"
 import * as Tool from "../../src/Tool.ts"
-import type * as ToolDefinition from "../../src/ToolDefinition.ts"
+import * as ToolDefinition from "../../src/ToolDefinition.ts"
 import * as ToolOutput from "../../src/ToolOutput.ts"
 import * as ToolSet from "../../src/ToolSet.ts"
 import { withoutNegativeZero } from "../support/json.ts"
+import { accepts } from "../support/jsonSchema.ts"
 
-const definition = (parameters: ToolDefinition.JsonSchema): ToolDefinition.ToolDefinition => ({
-  name: "t",
-  description: "test",
-  parameters,
-  annotations: {}
-})
+const definition = (parameters: ToolDefinition.JsonSchema): ToolDefinition.ToolDefinition =>
+  ToolDefinition.make({ name: "t", description: "test", parameters })
 
 describe("compile", () => {
   it("makes every property required, optional ones nullable, and removes value-only keywords", () => {
@@ -66,7 +63,9 @@ describe("compile", () => {
       .toStrictEqual(["/properties/t", "prefixItems"])
     expect(refusal({ type: "object", properties: { a: { allOf: [{ type: "string" }] } } }))
       .toStrictEqual(["/properties/a", "allOf"])
-    expect(refusal({ anyOf: [{ type: "object" }] })).toStrictEqual(["/", "type"])
+    // A union of objects at the top is offered as one object; one with a branch that is no object cannot be.
+    expect(refusal({ anyOf: [{ type: "object" }, { type: "string" }] })).toStrictEqual(["/", "anyOf"])
+    expect(refusal({ type: "string" })).toStrictEqual(["/", "type"])
     const out = compile(definition({ type: "object", properties: { "a/b": { not: { type: "string" } } } }))
     assert(Result.isFailure(out))
     expect(out.failure).toStrictEqual(
@@ -100,7 +99,7 @@ describe("compile", () => {
       call: () => Effect.succeed("ok")
     })
     const out = OpenAiChat.definitions(ToolSet.make(Bag), { strict: true })
-    assert(Result.isFailure(out))
+    assert(Result.isFailure(out) && out.failure._tag === "StrictSchemaError")
     expect([out.failure.path, out.failure.keyword]).toStrictEqual(["/properties/things", "items"])
   })
 
@@ -325,4 +324,183 @@ it.effect.prop(
       // The text the model sends cannot carry -0; everything else comes back as generated.
       expect(ToolOutput.asJson(result!.output)).toStrictEqual(Option.some(withoutNegativeZero(encode(order))))
     })
+)
+
+describe("restoreAbsent picks the branch the value satisfies", () => {
+  // No discriminator, and the branches share `a`: only the types of `b` tell them apart.
+  const Shared = Schema.Struct({
+    value: Schema.Union([
+      Schema.Struct({ a: Schema.optionalKey(Schema.String), b: Schema.String }),
+      Schema.Struct({ a: Schema.NullOr(Schema.String), b: Schema.Finite })
+    ])
+  })
+  const Pick = Tool.make("pick", { description: "d", parameters: Shared, call: (args) => Effect.succeed(args) })
+  const picks = ToolSet.make(Pick)
+
+  it("keeps a null that the matching branch allows, and drops one where it had the key optional", () => {
+    const c = Result.getOrThrow(compile(ToolSet.definitions(picks)[0]!))
+    expect([
+      restoreAbsent(c, { value: { a: null, b: 5 } }),
+      restoreAbsent(c, { value: { a: null, b: "x" } }),
+      // Neither branch: left for the Schema to report.
+      restoreAbsent(c, { value: { a: null, b: true } })
+    ]).toStrictEqual([{ value: { a: null, b: 5 } }, { value: { b: "x" } }, { value: { a: null, b: true } }])
+  })
+
+  it.effect("the tool decodes the model's {\"a\":null,\"b\":5}, valid for the offered schema", () =>
+    Effect.gen(function*() {
+      const offered = Result.getOrThrow(OpenAiChat.definitions(picks, { strict: true }))[0]!.function.parameters
+      const sent = { value: { a: null, b: 5 } }
+      expect(accepts(offered, sent)).toBe(true)
+      const calls = OpenAiChat.toolCalls({
+        tool_calls: [{ id: "c", type: "function", function: { name: "pick", arguments: JSON.stringify(sent) } }]
+      }, { tools: picks, strict: true })
+      const [result] = yield* ToolSet.executeAll(picks, calls)
+      expect([result!.status, ToolOutput.asJson(result!.output)]).toStrictEqual(["success", Option.some(sent)])
+    }))
+})
+
+// ---------------------------------------------------------------------------
+// Generated schemas: what a strict model may send always reaches the tool
+// ---------------------------------------------------------------------------
+
+const Key = Schema.Literals(["a", "b", "c"])
+const Leaf = Schema.Literals(["string", "number", "boolean", "literalX", "literalY", "nullableString"])
+const LeafField = Schema.Struct({ key: Key, optional: Schema.Boolean, type: Leaf })
+const Inner = Schema.Struct({
+  /** A union of these structs (one struct when there is one). */
+  // Not empty: an empty struct is "any non-null value" to Effect's JSON Schema, which strict mode cannot express.
+  branches: Schema.Array(Schema.Array(LeafField).check(Schema.isMinLength(1), Schema.isMaxLength(3))).check(
+    Schema.isMinLength(1),
+    Schema.isMaxLength(3)
+  ),
+  array: Schema.Boolean
+})
+const Field = Schema.Struct({ key: Key, optional: Schema.Boolean, type: Schema.Union([Leaf, Inner]) })
+/** The parameters: one struct, or a union of structs (a top-level union, offered lowered). */
+const ParametersSpec = Schema.Array(Schema.Array(Field).check(Schema.isMinLength(1), Schema.isMaxLength(3))).check(
+  Schema.isMinLength(1),
+  Schema.isMaxLength(3)
+)
+type LeafSpec = typeof Leaf.Type
+type FieldSpec = { readonly key: string; readonly optional: boolean; readonly type: LeafSpec | typeof Inner.Type }
+
+const leafSchema = (leaf: LeafSpec): Schema.Top => {
+  switch (leaf) {
+    case "string":
+      return Schema.String
+    case "number":
+      return Schema.Finite
+    case "boolean":
+      return Schema.Boolean
+    case "literalX":
+      return Schema.Literal("x")
+    case "literalY":
+      return Schema.Literal("y")
+    case "nullableString":
+      return Schema.NullOr(Schema.String)
+  }
+}
+
+const structOf = (fields: ReadonlyArray<FieldSpec>): Schema.Top => {
+  const out: Record<string, Schema.Top> = {}
+  for (const field of fields) {
+    if (field.key in out) continue
+    const type = typeof field.type === "string" ? leafSchema(field.type) : innerSchema(field.type)
+    out[field.key] = field.optional ? Schema.optionalKey(type) : type
+  }
+  return Schema.Struct(out as Schema.Struct.Fields)
+}
+
+const unionOf = (branches: ReadonlyArray<ReadonlyArray<FieldSpec>>): Schema.Top =>
+  branches.length === 1 ? structOf(branches[0]!) : Schema.Union(branches.map(structOf))
+
+const innerSchema = (inner: typeof Inner.Type): Schema.Top => {
+  const union = unionOf(inner.branches)
+  return inner.array ? Schema.Array(union) : union
+}
+
+/** Whether `written` says what `value` says, with `null` for keys the value leaves out and nothing else changed. */
+const sameData = (written: unknown, value: unknown): boolean => {
+  if (Array.isArray(value)) {
+    return Array.isArray(written) && written.length === value.length && value.every((item, i) => sameData(written[i], item))
+  }
+  if (typeof value !== "object" || value === null) return Object.is(written, value)
+  if (typeof written !== "object" || written === null || Array.isArray(written)) return false
+  const source = value as Record<string, unknown>
+  const out = written as Record<string, unknown>
+  return Object.keys(out).every((key) => Object.hasOwn(source, key) ? sameData(out[key], source[key]) : out[key] === null) &&
+    Object.keys(source).every((key) => Object.hasOwn(out, key))
+}
+
+/**
+ * A value as a strict-mode model may write it for `value`: every property of the chosen object present, `null` for
+ * the ones the value leaves out, and, in a union, any branch whose strict schema the written value satisfies without
+ * saying anything else (`pick` chooses among them).
+ */
+const asAnyStrictModel = (
+  root: ToolDefinition.JsonSchema,
+  schema: unknown,
+  value: unknown,
+  pick: () => number
+): unknown => {
+  if (typeof schema !== "object" || schema === null) return value
+  const node = schema as Record<string, unknown>
+  if (typeof node.$ref === "string") {
+    return asAnyStrictModel(root, (root.$defs as Record<string, unknown>)[node.$ref.slice("#/$defs/".length)], value, pick)
+  }
+  if (Array.isArray(node.anyOf)) {
+    const candidates = (node.anyOf as Array<unknown>)
+      .map((branch) => asAnyStrictModel(root, branch, value, pick))
+      .filter((written, i) => {
+        const branch = (node.anyOf as Array<Record<string, unknown>>)[i]!
+        return sameData(written, value) &&
+          accepts(root.$defs === undefined ? branch : { ...branch, $defs: root.$defs }, written)
+      })
+    return candidates.length === 0 ? value : candidates[pick() % candidates.length]
+  }
+  if (value === null || typeof value !== "object") return value
+  if (Array.isArray(value)) return value.map((item) => asAnyStrictModel(root, node.items, item, pick))
+  if (node.properties === undefined) return value
+  const out: Record<string, unknown> = {}
+  for (const [key, property] of Object.entries(node.properties as Record<string, unknown>)) {
+    const field = (value as Record<string, unknown>)[key]
+    out[key] = field === undefined ? null : asAnyStrictModel(root, property, field, pick)
+  }
+  return out
+}
+
+/** A parameters spec, with values its Schema accepts. */
+const SpecAndValues = Arbitrary.flatMap(
+  Arbitrary.schema(ParametersSpec),
+  (spec) =>
+    Arbitrary.all([
+      Arbitrary.Constant(spec),
+      Arbitrary.array(Arbitrary.schema(unionOf(spec)), { minLength: 1, maxLength: 4 })
+    ])
+)
+
+it.effect.prop(
+  "for generated schemas, any value a strict model may send for a valid value reaches the tool decoded",
+  [SpecAndValues, Schema.Array(Schema.Int)],
+  ([[spec, values], picks]) =>
+    Effect.gen(function*() {
+      const parameters = unionOf(spec) as Schema.Codec<{ readonly [key: string]: unknown }>
+      const Echo = Tool.make("echo", { description: "d", parameters, call: () => Effect.succeed("ok") })
+      const echo = ToolSet.make(Echo)
+      const offered = Result.getOrThrow(OpenAiChat.definitions(echo, { strict: true }))[0]!.function.parameters
+      let next = 0
+      const pick = () => Math.abs(picks[next++ % Math.max(picks.length, 1)] ?? 0)
+      for (const value of values) {
+        const encoded = Schema.encodeSync(Schema.toCodecJson(parameters))(value as { readonly [key: string]: unknown })
+        const sent = asAnyStrictModel(offered, offered, encoded, pick)
+        expect({ sent, accepted: accepts(offered, sent) }).toStrictEqual({ sent, accepted: true })
+        const calls = OpenAiChat.toolCalls({
+          tool_calls: [{ id: "c", type: "function", function: { name: "echo", arguments: JSON.stringify(sent) } }]
+        }, { tools: echo, strict: true })
+        const [result] = yield* ToolSet.executeAll(echo, calls)
+        expect({ sent, status: result!.status }).toStrictEqual({ sent, status: "success" })
+      }
+    }),
+  { timeout: 60_000, arbitrary: { runs: 300 } }
 )

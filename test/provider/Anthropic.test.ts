@@ -13,7 +13,7 @@ import { Effect, Result, Schema } from "effect"
 import { CurrentUser, tools } from "../../examples/tools.ts"
 import * as Anthropic from "../../src/provider/Anthropic.ts"
 import * as Tool from "../../src/Tool.ts"
-import type * as ToolDefinition from "../../src/ToolDefinition.ts"
+import * as ToolDefinition from "../../src/ToolDefinition.ts"
 import * as ToolExecutionError from "../../src/ToolExecutionError.ts"
 import * as ToolOutput from "../../src/ToolOutput.ts"
 import * as ToolResultContent from "../../src/ToolResultContent.ts"
@@ -21,7 +21,7 @@ import * as ToolSet from "../../src/ToolSet.ts"
 import { pixel, resultOf, user } from "./fixtures.ts"
 
 const contentOf = (...blocks: Parameters<typeof ToolOutput.content>[0]) =>
-  Anthropic.toolResults([resultOf(ToolOutput.content(blocks))]).content[0]!.content
+  Anthropic.toolResults([resultOf(ToolOutput.content(blocks))])[0]!.content[0]!.content
 
 describe("Anthropic", () => {
   describe("definitions", () => {
@@ -113,6 +113,15 @@ describe("Anthropic", () => {
       ])
       expect(Anthropic.toolCalls(undefined as unknown as ReadonlyArray<Anthropic.ContentBlock>)).toStrictEqual([])
     })
+
+    it("never gives a block without an id one that another block of the turn already has", () => {
+      const content: ReadonlyArray<Anthropic.ContentBlock> = [
+        { type: "tool_use", name: "add", input: {} },
+        { type: "tool_use", id: "tool_use_0", name: "add", input: {} },
+        { type: "tool_use", id: "tool_use_0_1", name: "add", input: {} }
+      ]
+      expect(Anthropic.toolCalls(content).map((call) => call.id)).toStrictEqual(["tool_use_0_2", "tool_use_0", "tool_use_0_1"])
+    })
   })
 
   describe("toolResults", () => {
@@ -194,13 +203,13 @@ describe("Anthropic", () => {
     })
 
     it("flags every status but success with is_error, and says denied or skipped in the text", () => {
-      const message = Anthropic.toolResults([
+      const [message] = Anthropic.toolResults([
         resultOf(ToolOutput.text("done"), { status: "success", callId: "t1" }),
         resultOf(ToolOutput.text("it broke"), { status: "error", callId: "t2" }),
         resultOf(ToolOutput.text("not allowed"), { status: "denied", callId: "t3" }),
         resultOf(ToolOutput.one(ToolResultContent.imageBase64(pixel, "image/png")), { status: "skipped", callId: "t4" })
       ])
-      const sdk: MessageParam = message
+      const sdk: MessageParam = message!
       expect(sdk).toStrictEqual({
         role: "user",
         content: [
@@ -286,7 +295,7 @@ describe("Anthropic", () => {
         const next: Array<MessageParam> = [
           ...request,
           { role: "assistant", content: response.content },
-          Anthropic.toolResults(results)
+          ...Anthropic.toolResults(results)
         ]
 
         expect(next[2]).toStrictEqual({
@@ -336,12 +345,13 @@ describe("Anthropic", () => {
   })
 
   describe("strict tool use", () => {
-    const definitionOf = (parameters: Record<string, unknown>): ToolDefinition.ToolDefinition => ({
-      name: "t",
-      description: "T",
-      parameters: parameters as ToolDefinition.JsonSchema,
-      annotations: { strict: true }
-    })
+    const definitionOf = (parameters: Record<string, unknown>): ToolDefinition.ToolDefinition =>
+      ToolDefinition.make({
+        name: "t",
+        description: "T",
+        parameters: parameters as ToolDefinition.JsonSchema,
+        annotations: { strict: true }
+      })
 
     it("compiles a strict schema into Anthropic's subset: closed objects, unsupported constraints removed", () => {
       const out = Anthropic.definitions([definitionOf({
@@ -389,7 +399,7 @@ describe("Anthropic", () => {
     it("refuses records, recursion, outside references and enums of objects with StrictSchemaError", () => {
       const failureOf = (parameters: Record<string, unknown>) => {
         const out = Anthropic.definitions([definitionOf(parameters)])
-        assert(Result.isFailure(out))
+        assert(Result.isFailure(out) && out.failure._tag === "StrictSchemaError")
         return [out.failure.path, out.failure.keyword, out.failure.message]
       }
       expect([
@@ -443,7 +453,7 @@ describe("Anthropic", () => {
       })))
       const keywordRefused = (node: Record<string, unknown>) => {
         const out = Anthropic.definitions([definitionOf({ type: "object", properties: { x: node } })])
-        assert(Result.isFailure(out))
+        assert(Result.isFailure(out) && out.failure._tag === "StrictSchemaError")
         return [out.failure.path, out.failure.keyword]
       }
       expect([
@@ -514,13 +524,13 @@ describe("Anthropic", () => {
   describe("empty output", () => {
     it("a result with nothing to show carries its status words, never an empty content list", () => {
       const empty = ToolOutput.text("")
-      const message = Anthropic.toolResults([
+      const [message] = Anthropic.toolResults([
         resultOf(empty, { status: "error", callId: "t1", error: ToolExecutionError.other("") }),
         resultOf(empty, { status: "denied", callId: "t2" }),
         resultOf(empty, { status: "skipped", callId: "t3" }),
         resultOf(empty, { status: "success", callId: "t4" })
       ])
-      expect(message.content.map((block) => [block.tool_use_id, block.is_error, block.content])).toStrictEqual([
+      expect(message!.content.map((block) => [block.tool_use_id, block.is_error, block.content])).toStrictEqual([
         ["t1", true, [{ type: "text", text: "Tool call failed (other)" }]],
         ["t2", true, [{ type: "text", text: "Tool call denied" }]],
         ["t3", true, [{ type: "text", text: "Tool call skipped" }]],

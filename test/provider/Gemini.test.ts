@@ -25,7 +25,7 @@ import * as ToolSet from "../../src/ToolSet.ts"
 import { pixel, resultOf, user } from "./fixtures.ts"
 
 const responseOf = (...blocks: Parameters<typeof ToolOutput.content>[0]) =>
-  Gemini.toolResults([resultOf(ToolOutput.content(blocks))]).parts[0]
+  Gemini.toolResults([resultOf(ToolOutput.content(blocks))])[0]!.parts[0]
 
 const failureOf = (schema: Gemini.Schema | Record<string, unknown>) => {
   const result = Gemini.compileSchema(schema as Record<string, unknown>, "t")
@@ -35,7 +35,7 @@ const failureOf = (schema: Gemini.Schema | Record<string, unknown>) => {
 describe("Gemini", () => {
   describe("definitions", () => {
     it("declares each tool with its JSON Schema as parametersJsonSchema by default, in order", () => {
-      const tool = Gemini.definitions(tools)
+      const tool = Result.getOrThrow(Gemini.definitions(tools))
       const sdk: SdkTool = tool
       expect(sdk.functionDeclarations!.map((declaration) => declaration.name)).toStrictEqual(
         ["add", "get_weather", "render_chart", "transfer_funds"]
@@ -219,6 +219,19 @@ describe("Gemini", () => {
       expect(Gemini.toolCalls(undefined)).toStrictEqual([])
       expect(Gemini.toolCalls({ role: "model" })).toStrictEqual([])
     })
+
+    it("never gives a call an id another call of the turn already has, even one of the generated form", () => {
+      const parts: ReadonlyArray<Gemini.ModelPart> = [
+        { functionCall: { name: "add" } },
+        { functionCall: { id: "gemini_call_0", name: "add" } },
+        { functionCall: { name: "add" } },
+        { functionCall: { id: "gemini_call_3", name: "add" } },
+        { functionCall: { name: "add" } }
+      ]
+      const ids = Gemini.toolCalls(parts).map((call) => call.id)
+      expect(ids).toStrictEqual(["gemini_call_1", "gemini_call_0", "gemini_call_2", "gemini_call_3", "gemini_call_4"])
+      expect(new Set(ids).size).toBe(ids.length)
+    })
   })
 
   describe("toolResults", () => {
@@ -233,7 +246,7 @@ describe("Gemini", () => {
           ]),
           { status: "success", callId: "fc_2", name: "render_chart" })
       ])
-      expect(content).toStrictEqual({
+      expect(content).toStrictEqual([{
         role: "user",
         parts: [
           createPartFromFunctionResponse("fc_1", "get_weather", { output: { temperature: 18 } }),
@@ -242,7 +255,7 @@ describe("Gemini", () => {
             createFunctionResponsePartFromUri("gs://bucket/r.pdf", "application/pdf")
           ])
         ]
-      })
+      }])
     })
 
     it("keeps Json structured, Text as a string, and several values as an array in order", () => {
@@ -371,7 +384,7 @@ describe("Gemini", () => {
         resultOf(chart, { status: "error", callId: "c1", error: ToolExecutionError.other("") }),
         resultOf(chart, { status: "denied", callId: "c2" }),
         resultOf(chart, { status: "skipped", callId: "c3" })
-      ]).parts).toStrictEqual([
+      ])[0]!.parts).toStrictEqual([
         { functionResponse: { id: "c1", name: "some_tool", response: { error: "Tool call failed (other)" }, parts } },
         {
           functionResponse: {
@@ -398,14 +411,14 @@ describe("Gemini", () => {
         resultOf(ToolOutput.text("not allowed"), { status: "denied", callId: "gemini_call_1", name: "b" }),
         resultOf(ToolOutput.json({ reason: "hook" }), { status: "skipped", callId: "gemini_call_2", name: "c" })
       ])
-      expect(content).toStrictEqual({
+      expect(content).toStrictEqual([{
         role: "user",
         parts: [
           { functionResponse: { id: "fc_1", name: "a", response: { error: "it broke" } } },
           { functionResponse: { name: "b", response: { error: "not allowed", status: "denied" } } },
           { functionResponse: { name: "c", response: { error: { reason: "hook" }, status: "skipped" } } }
         ]
-      })
+      }])
     })
 
     it("with media separate, puts every functionResponse first, then the media of each result in order", () => {
@@ -422,7 +435,7 @@ describe("Gemini", () => {
           { status: "success", callId: "fc_3", name: "speak" })
       ]
       const content = Gemini.toolResults(results, { media: "separate" })
-      expect(content).toStrictEqual({
+      expect(content).toStrictEqual([{
         role: "user",
         parts: [
           { functionResponse: { id: "fc_1", name: "render_chart", response: { output: "chart" } } },
@@ -432,7 +445,7 @@ describe("Gemini", () => {
           { inlineData: { mimeType: "image/png", data: pixel } },
           { inlineData: { mimeType: "audio/wav", data: "UklGRg==" } }
         ]
-      })
+      }])
     })
   })
 
@@ -480,7 +493,7 @@ describe("Gemini", () => {
 
         const calls = Gemini.toolCalls(modelContent)
         const results = yield* ToolSet.executeAll(tools, calls).pipe(Effect.provideService(CurrentUser, user))
-        const next: Array<SdkContent> = [...contents, modelContent, Gemini.toolResults(results)]
+        const next: Array<SdkContent> = [...contents, modelContent, ...Gemini.toolResults(results)]
 
         expect(next).toStrictEqual([
           { role: "user", parts: [{ text: "Weather in Paris, pay Bob, chart." }] },
@@ -532,7 +545,7 @@ describe("Gemini", () => {
       resultOf(empty, { status: "error", callId: "c1", error: ToolExecutionError.other("") }),
       resultOf(empty, { status: "denied", callId: "c2" }),
       resultOf(empty, { status: "success", callId: "c3" })
-    ]).parts).toStrictEqual([
+    ])[0]!.parts).toStrictEqual([
       { functionResponse: { id: "c1", name: "some_tool", response: { error: "Tool call failed (other)" } } },
       { functionResponse: { id: "c2", name: "some_tool", response: { error: "Tool call denied", status: "denied" } } },
       { functionResponse: { id: "c3", name: "some_tool", response: { output: "(empty result)" } } }

@@ -427,7 +427,7 @@ describe("OpenAiChat provider rules", () => {
     ])
   })
 
-  it("toolCalls never throws on malformed messages, and defaults a missing id or name to an empty string", () => {
+  it("toolCalls never throws on malformed messages, defaults a missing id or name to an empty string, and keeps a call without its function", () => {
     const read = (message: unknown) => OpenAiChat.toolCalls(message as OpenAiChat.AssistantMessage)
     expect([
       read({ tool_calls: [{ type: "function", function: {} }] }),
@@ -443,7 +443,8 @@ describe("OpenAiChat provider rules", () => {
       [{ id: "", name: "", arguments: "" }],
       [{ id: "", name: "", arguments: { a: 1 } }],
       [{ id: "c1", name: "add", arguments: 42 }],
-      [],
+      // Without its `function` object the entry is still a call: its id must get a tool message.
+      [{ id: "c2", name: "", arguments: "" }, { id: "c3", name: "", arguments: "" }],
       [],
       [],
       [],

@@ -1,16 +1,22 @@
 /**
- * What all four adapters promise alike: base64 data never reaches a text field the model reads as text, and a
- * denied or skipped result is rendered as such.
+ * What all four adapters promise alike: base64 data (inline or in a `data:` URL) never reaches a text field the model
+ * reads as text, a denied or skipped result is rendered as such, rendering and reading transcripts never throw, and
+ * definitions are refused for what each provider refuses.
  */
-import { describe, expect, it } from "@effect/vitest"
-import { Result } from "effect"
+import { assert, describe, expect, expectTypeOf, it } from "@effect/vitest"
+import { Context, Effect, Option, Result, Schema } from "effect"
 import * as Anthropic from "../../src/provider/Anthropic.ts"
 import * as Gemini from "../../src/provider/Gemini.ts"
 import * as OpenAiChat from "../../src/provider/OpenAiChat.ts"
 import * as OpenAiResponses from "../../src/provider/OpenAiResponses.ts"
+import * as Tool from "../../src/Tool.ts"
+import * as ToolDefinition from "../../src/ToolDefinition.ts"
+import * as ToolExecutionError from "../../src/ToolExecutionError.ts"
 import * as ToolOutput from "../../src/ToolOutput.ts"
 import type * as ToolResult from "../../src/ToolResult.ts"
+import { ToolResult as ToolResultClass } from "../../src/ToolResult.ts"
 import * as ToolResultContent from "../../src/ToolResultContent.ts"
+import * as ToolSet from "../../src/ToolSet.ts"
 import { pixel, resultOf } from "./fixtures.ts"
 
 // Long and distinct, so that finding one in a text field can only mean the data was put there.
@@ -57,7 +63,7 @@ const renderers: ReadonlyArray<readonly [string, (result: ToolResult.ToolResult)
   [
     "Anthropic",
     (result) =>
-      Anthropic.toolResults([result]).content.flatMap((block) =>
+      Anthropic.toolResults([result]).flatMap((message) => message.content).flatMap((block) =>
         block.content.flatMap((part) =>
           part.type === "text" ? [part.text] : part.type === "document" && part.source.type === "text"
             ? [part.source.data]
@@ -69,7 +75,7 @@ const renderers: ReadonlyArray<readonly [string, (result: ToolResult.ToolResult)
     [
       `Gemini (${media})`,
       (result: ToolResult.ToolResult) =>
-        Gemini.toolResults([result], { media }).parts.flatMap((part) =>
+        Gemini.toolResults([result], { media }).flatMap((content) => content.parts).flatMap((part) =>
           "functionResponse" in part ? [JSON.stringify(part.functionResponse.response)] : []
         )
     ] as const
@@ -98,8 +104,8 @@ describe("every adapter", () => {
       expect([
         OpenAiChat.toolResults([result])[0],
         OpenAiResponses.toolResults([result])[0],
-        Anthropic.toolResults([result]).content[0],
-        Gemini.toolResults([result]).parts[0]
+        Anthropic.toolResults([result])[0]!.content[0],
+        Gemini.toolResults([result])[0]!.parts[0]
       ]).toStrictEqual([
         { role: "tool", tool_call_id: "call_1", content: words },
         { type: "function_call_output", call_id: "call_1", output: words },
@@ -107,5 +113,722 @@ describe("every adapter", () => {
         { functionResponse: { id: "call_1", name: "some_tool", response: { error: "by policy", status } } }
       ])
     }
+  )
+})
+
+// ---------------------------------------------------------------------------
+// data: URLs
+// ---------------------------------------------------------------------------
+
+describe("data: URLs", () => {
+  const zip = payload("zip in a data URL")
+  const png = pixel
+  const pdf = payload("pdf in a data URL")
+  const blocks = ToolOutput.content([
+    ToolResultContent.fileUrl(`data:application/zip;base64,${zip}`, "application/zip", "a.zip"),
+    ToolResultContent.imageUrl(`data:image/png;base64,${png}`),
+    ToolResultContent.resourceLink({ uri: `data:application/pdf;base64,${pdf}`, name: "report.pdf" })
+  ])
+  const result = resultOf(blocks)
+
+  it("are inline content in every adapter: their base64 never reaches a text field", () => {
+    const leaks = renderers.flatMap(([adapter, textsOf]) =>
+      textsOf(result).some((text) => [zip, png, pdf].some((data) => text.includes(data))) ? [adapter] : []
+    )
+    expect(leaks).toStrictEqual([])
+  })
+
+  it("OpenAI Chat attaches a PDF data URL as a file part and an image data URL as an image part", () => {
+    expect(OpenAiChat.toolResults([result])).toStrictEqual([
+      {
+        role: "tool",
+        tool_call_id: "call_1",
+        content: [
+          "[file omitted: application/zip]",
+          "[image image/png: attached to the user message after the tool results]",
+          "[file application/pdf: attached to the user message after the tool results]"
+        ].join("\n")
+      },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Attachments from tool call call_1 (some_tool):" },
+          { type: "image_url", image_url: { url: `data:image/png;base64,${png}` } },
+          { type: "file", file: { file_data: `data:application/pdf;base64,${pdf}`, filename: "report.pdf" } }
+        ]
+      }
+    ])
+  })
+
+  it("Anthropic sends them as base64 image and document blocks", () => {
+    expect(Anthropic.toolResults([result])[0]!.content[0]!.content).toStrictEqual([
+      { type: "text", text: "[file a.zip omitted: application/zip is not supported]" },
+      { type: "image", source: { type: "base64", media_type: "image/png", data: png } },
+      { type: "document", source: { type: "base64", media_type: "application/pdf", data: pdf }, title: "report.pdf" }
+    ])
+  })
+
+  it("Gemini sends them as inline data, recognizing an image data URL without a type, never as text", () => {
+    const images = resultOf(ToolOutput.content([
+      ToolResultContent.imageUrl(`data:;base64,${png}`),
+      ToolResultContent.imageUrl(`data:image/x-icon;base64,${zip}`)
+    ]))
+    expect([Gemini.toolResults([result])[0]!.parts, Gemini.toolResults([images])[0]!.parts]).toStrictEqual([
+      [{
+        functionResponse: {
+          id: "call_1",
+          name: "some_tool",
+          response: { output: "[file a.zip omitted: application/zip is not supported in a function response]" },
+          parts: [
+            { inlineData: { mimeType: "image/png", data: png } },
+            { inlineData: { mimeType: "application/pdf", data: pdf } }
+          ]
+        }
+      }],
+      [{
+        functionResponse: {
+          id: "call_1",
+          name: "some_tool",
+          response: { output: "[image omitted: image/x-icon is not supported in a function response]" },
+          parts: [{ inlineData: { mimeType: "image/png", data: png } }]
+        }
+      }]
+    ])
+  })
+
+  it("a block's own media type wins over the URL's, and a malformed data URL is a placeholder without its data", () => {
+    const out = OpenAiResponses.toolResults([resultOf(ToolOutput.content([
+      ToolResultContent.fileUrl(`data:text/plain;base64,${pdf}`, "application/pdf"),
+      ToolResultContent.imageUrl(`data:image/png;base64,${png}!!`),
+      ToolResultContent.resourceLink({ uri: `data:text/plain;base64${zip}`, name: "notes" })
+    ]))])
+    expect(out).toStrictEqual([{
+      type: "function_call_output",
+      call_id: "call_1",
+      output: [
+        { type: "input_file", file_data: `data:application/pdf;base64,${pdf}` },
+        { type: "input_text", text: "[image omitted: malformed data URL]" },
+        { type: "input_text", text: "[resource omitted: malformed data URL]" }
+      ]
+    }])
+  })
+})
+
+// ---------------------------------------------------------------------------
+// Definitions: what every adapter takes, and what each provider refuses
+// ---------------------------------------------------------------------------
+
+const Add = Tool.make("add", {
+  description: "Add two integers",
+  parameters: Schema.Struct({ left: Schema.Int, right: Schema.Int }),
+  call: ({ left, right }) => Effect.succeed(left + right)
+})
+
+const lookup = ToolDefinition.make({
+  name: "lookup",
+  description: "Look a word up",
+  parameters: { type: "object", properties: { word: { type: "string" } }, required: ["word"] }
+})
+
+/** Every adapter's definitions, as one list of names or the tag of the failure. */
+const namesOrFailure = (tools: ReadonlyArray<Tool.Any | ToolDefinition.ToolDefinition>) => {
+  const names = <A, E extends { readonly _tag: string }>(result: Result.Result<A, E>, of: (a: A) => Array<string>) =>
+    Result.match(result, { onFailure: (error) => error._tag, onSuccess: of })
+  return {
+    chat: names(OpenAiChat.definitions(tools), (out) => out.map((tool) => tool.function.name)),
+    responses: names(OpenAiResponses.definitions(tools), (out) => out.map((tool) => tool.name)),
+    anthropic: names(Anthropic.definitions(tools), (out) => out.map((tool) => tool.name)),
+    gemini: names(Gemini.definitions(tools), (out) => out.functionDeclarations.map((d) => d.name)),
+    geminiOpenApi: names(Gemini.definitions(tools, { schema: "openApi" }), (out) => out.functionDeclarations.map((d) => d.name))
+  }
+}
+
+describe("definitions", () => {
+  it("take tools and definitions mixed, in any iterable, and offer a tool with its parameters", () => {
+    const iterable = new Set<Tool.Any | ToolDefinition.ToolDefinition>([Add, lookup])
+    expect(namesOrFailure([...iterable])).toStrictEqual({
+      chat: ["add", "lookup"],
+      responses: ["add", "lookup"],
+      anthropic: ["add", "lookup"],
+      gemini: ["add", "lookup"],
+      geminiOpenApi: ["add", "lookup"]
+    })
+    expect(Result.getOrThrow(OpenAiChat.definitions(iterable))[0]!.function.parameters)
+      .toStrictEqual(ToolDefinition.fromTool(Add).parameters)
+  })
+
+  it("a Tool is never a ToolDefinition, for the type checker or at run time", () => {
+    expectTypeOf<Tool.Any>().not.toExtend<ToolDefinition.ToolDefinition>()
+    expectTypeOf<ReadonlyArray<typeof Add>>().toExtend<Parameters<typeof OpenAiChat.definitions>[0]>()
+    const plain = { name: "x", description: "d", parameters: {}, annotations: {} }
+    // @ts-expect-error a plain object of the same shape is not a definition
+    const notDefinition: ToolDefinition.ToolDefinition = plain
+    // Nor, at run time, is a spread copy of one: the brand does not travel.
+    const copy: unknown = { ...lookup }
+    expect([ToolDefinition.isToolDefinition(notDefinition), ToolDefinition.isToolDefinition(copy)]).toStrictEqual([
+      false,
+      false
+    ])
+    expect([ToolDefinition.isToolDefinition(Add), ToolDefinition.isToolDefinition(lookup)]).toStrictEqual([false, true])
+  })
+
+  it.each([
+    ["has a dot", "search.web", { chat: "InvalidToolNameError", anthropic: "InvalidToolNameError", gemini: ["search.web"] }],
+    ["has a colon", "ns:lookup", { chat: "InvalidToolNameError", anthropic: "InvalidToolNameError", gemini: ["ns:lookup"] }],
+    ["starts with a digit", "1lookup", { chat: ["1lookup"], anthropic: ["1lookup"], gemini: "InvalidToolNameError" }],
+    ["has a space", "look up", { chat: "InvalidToolNameError", anthropic: "InvalidToolNameError", gemini: "InvalidToolNameError" }],
+    ["is empty", "", { chat: "InvalidToolNameError", anthropic: "InvalidToolNameError", gemini: "InvalidToolNameError" }],
+    ["has 65 characters", "a".repeat(65), {
+      chat: "InvalidToolNameError",
+      anthropic: "InvalidToolNameError",
+      gemini: ["a".repeat(65)]
+    }],
+    ["has 129 characters", "a".repeat(129), {
+      chat: "InvalidToolNameError",
+      anthropic: "InvalidToolNameError",
+      gemini: "InvalidToolNameError"
+    }]
+  ] as const)("a name that %s is refused by exactly the providers whose rule refuses it", (_, name, expected) => {
+    const out = namesOrFailure([ToolDefinition.make({ ...lookup, name })])
+    expect(out).toStrictEqual({
+      chat: expected.chat,
+      responses: expected.chat,
+      anthropic: expected.anthropic,
+      gemini: expected.gemini,
+      geminiOpenApi: expected.gemini
+    })
+  })
+
+  it("InvalidToolNameError names the provider and its rule, and at most 64 characters of the name", () => {
+    const out = Anthropic.definitions([ToolDefinition.make({ ...lookup, name: `${"x".repeat(100)}.y` })])
+    assert(Result.isFailure(out))
+    expect(out.failure).toStrictEqual(new Anthropic.InvalidToolNameError({
+      toolName: `${"x".repeat(64)}…`,
+      provider: "Anthropic",
+      rule: "^[a-zA-Z0-9_-]{1,64}$",
+      message: `Anthropic refuses the tool name \`${"x".repeat(64)}…\`: a name must match ^[a-zA-Z0-9_-]{1,64}$`
+    }))
+  })
+})
+
+describe("a union at the top of the parameters", () => {
+  const ShapeParameters = Schema.Union([
+    Schema.Struct({ kind: Schema.Literal("circle"), radius: Schema.Finite, label: Schema.optionalKey(Schema.String) }),
+    Schema.Struct({ kind: Schema.Literal("box"), width: Schema.Finite, label: Schema.String })
+  ])
+  const Shape = Tool.make("shape", {
+    description: "Draw a shape",
+    parameters: ShapeParameters,
+    call: () => Effect.succeed("drawn")
+  })
+  const lowered = {
+    type: "object",
+    description: "Arguments take one of these forms: (1) kind = \"circle\", with radius; (2) kind = \"box\", with width, label.",
+    properties: {
+      kind: { anyOf: [{ type: "string", enum: ["circle"] }, { type: "string", enum: ["box"] }] },
+      radius: { type: "number" },
+      label: { type: "string" },
+      width: { type: "number" }
+    },
+    required: ["kind"],
+    additionalProperties: false
+  }
+
+  it("is offered as one object by every adapter, which every provider takes at the top", () => {
+    expect(ToolDefinition.fromTool(Shape).parameters.anyOf).toBeDefined()
+    expect([
+      Result.getOrThrow(OpenAiChat.definitions([Shape]))[0]!.function.parameters,
+      Result.getOrThrow(OpenAiResponses.definitions([Shape]))[0]!.parameters,
+      Result.getOrThrow(Anthropic.definitions([Shape]))[0]!.input_schema,
+      Result.getOrThrow(Gemini.definitions([Shape])).functionDeclarations[0]!.parametersJsonSchema
+    ]).toStrictEqual([lowered, lowered, lowered, lowered])
+  })
+
+  it("lowered, still satisfies each strict compiler and Gemini's Schema subset", () => {
+    const strictChat = Result.getOrThrow(OpenAiChat.definitions([Shape], { strict: true }))[0]!.function.parameters
+    expect(strictChat).toStrictEqual({
+      type: "object",
+      description: lowered.description,
+      properties: {
+        kind: { anyOf: [{ type: "string", enum: ["circle"] }, { type: "string", enum: ["box"] }] },
+        radius: { type: ["number", "null"] },
+        label: { type: ["string", "null"] },
+        width: { type: ["number", "null"] }
+      },
+      required: ["kind", "radius", "label", "width"],
+      additionalProperties: false
+    })
+    expect(Result.getOrThrow(Anthropic.definitions([Shape], { strict: true }))[0]!.input_schema).toStrictEqual(lowered)
+    expect(Result.getOrThrow(Gemini.definitions([Shape], { schema: "openApi" })).functionDeclarations[0]!.parameters)
+      .toStrictEqual({
+        type: "OBJECT",
+        description: lowered.description,
+        properties: {
+          kind: { anyOf: [{ type: "STRING", enum: ["circle"] }, { type: "STRING", enum: ["box"] }] },
+          radius: { type: "NUMBER" },
+          label: { type: "STRING" },
+          width: { type: "NUMBER" }
+        },
+        required: ["kind"]
+      })
+  })
+
+  it.effect("a strict model's arguments for the lowered object reach the tool as the branch they belong to", () =>
+    Effect.gen(function*() {
+      const seen: Array<unknown> = []
+      const Draw = Tool.make("draw", {
+        description: "Draw a shape",
+        parameters: ShapeParameters,
+        call: (shape) => Effect.sync(() => seen.push(shape)).pipe(Effect.as("drawn"))
+      })
+      const set = ToolSet.make(Draw)
+      const calls = OpenAiChat.toolCalls({
+        tool_calls: [
+          { kind: "circle", radius: 1, label: null, width: null },
+          { kind: "box", radius: null, label: "b", width: 2 }
+        ].map((args, i) => ({
+          id: `call_${i}`,
+          type: "function",
+          function: { name: "draw", arguments: JSON.stringify(args) }
+        }))
+      }, { tools: set, strict: true })
+      const results = yield* ToolSet.executeAll(set, calls)
+      expect(results.map((result) => result.status)).toStrictEqual(["success", "success"])
+      expect(seen).toStrictEqual([{ kind: "circle", radius: 1 }, { kind: "box", width: 2, label: "b" }])
+    }))
+
+  it("with a branch that is not an object, fails with TopLevelUnionError in every adapter", () => {
+    const mixed = ToolDefinition.make({
+      name: "mixed",
+      description: "d",
+      parameters: { type: "object", anyOf: [{ type: "object", properties: {} }, { type: "string" }] }
+    })
+    expect(namesOrFailure([mixed])).toStrictEqual({
+      chat: "TopLevelUnionError",
+      responses: "TopLevelUnionError",
+      anthropic: "TopLevelUnionError",
+      gemini: "TopLevelUnionError",
+      geminiOpenApi: "TopLevelUnionError"
+    })
+    const out = Gemini.definitions([mixed])
+    assert(Result.isFailure(out))
+    expect(out.failure).toStrictEqual(new Gemini.TopLevelUnionError({
+      toolName: "mixed",
+      provider: "Gemini",
+      reason: "the branch at /anyOf/1 is not an object schema",
+      message:
+        "tool `mixed`: its parameters are a union that cannot be offered as one object: the branch at /anyOf/1 is not an object schema"
+    }))
+  })
+})
+
+describe("toolResults of no results", () => {
+  it("is nothing to append, in every adapter: an empty message is refused by the APIs", () => {
+    expect([
+      OpenAiChat.toolResults([]),
+      OpenAiResponses.toolResults([]),
+      Anthropic.toolResults([]),
+      Gemini.toolResults([]),
+      Gemini.toolResults([], { media: "separate" })
+    ]).toStrictEqual([[], [], [], [], []])
+  })
+})
+
+describe("ToolDefinition.make", () => {
+  it("builds a definition whose brand is not a field: it serializes to its fields alone", () => {
+    const definition = ToolDefinition.make({
+      name: "lookup",
+      description: "Look a word up",
+      parameters: { type: "object", properties: {}, required: [] }
+    })
+    expect([
+      ToolDefinition.isToolDefinition(definition),
+      Object.keys(definition),
+      JSON.parse(JSON.stringify(definition))
+    ]).toStrictEqual([
+      true,
+      ["name", "description", "parameters", "annotations"],
+      { name: "lookup", description: "Look a word up", parameters: { type: "object", properties: {}, required: [] }, annotations: {} }
+    ])
+  })
+})
+
+// ---------------------------------------------------------------------------
+// Reading transcripts never throws
+// ---------------------------------------------------------------------------
+
+/** What a generated transcript entry is: garbage, something whose reads throw, or a call with hostile fields. */
+const EntryKind = Schema.Literals(["null", "number", "string", "array", "throwingProxy", "revokedProxy", "typeThrows", "call"])
+const FieldKind = Schema.Literals(["ok", "missing", "throws", "wrongType"])
+const EntrySpec = Schema.Struct({
+  kind: EntryKind,
+  id: FieldKind,
+  name: FieldKind,
+  args: FieldKind,
+  /** Chat's `function` object, and Gemini's `functionCall`. */
+  holder: Schema.Literals(["ok", "missing", "throws", "null"])
+})
+type EntrySpec = typeof EntrySpec.Type
+const TranscriptSpec = Schema.Struct({
+  entries: Schema.Array(EntrySpec),
+  container: Schema.Literals(["ok", "throws", "entryThrows"])
+})
+
+const throwingProxy = (): object =>
+  new Proxy({}, {
+    get: () => {
+      throw new Error("read")
+    },
+    has: () => {
+      throw new Error("has")
+    },
+    ownKeys: () => {
+      throw new Error("keys")
+    },
+    getPrototypeOf: () => {
+      throw new Error("proto")
+    }
+  })
+
+const revokedProxy = (): object => {
+  const { proxy, revoke } = Proxy.revocable([], {})
+  revoke()
+  return proxy
+}
+
+/** An object with the given fields, each given as it is, left out, made a getter that throws, or given a wrong type. */
+const objectOf = (fields: ReadonlyArray<readonly [string, Schema.Schema.Type<typeof FieldKind> | "null", unknown]>) => {
+  const out: Record<string, unknown> = {}
+  for (const [key, kind, value] of fields) {
+    if (kind === "ok") out[key] = value
+    else if (kind === "wrongType") out[key] = 42
+    else if (kind === "null") out[key] = null
+    else if (kind === "throws") {
+      Object.defineProperty(out, key, {
+        enumerable: true,
+        get: () => {
+          throw new Error("getter")
+        }
+      })
+    }
+  }
+  return out
+}
+
+/** A transcript entry in a provider's shape, built from its spec. */
+const entryOf = (
+  spec: EntrySpec,
+  index: number,
+  shape: (spec: EntrySpec, fields: { id: string; name: string; args: unknown }) => unknown
+): unknown => {
+  switch (spec.kind) {
+    case "null":
+      return null
+    case "number":
+      return index
+    case "string":
+      return "tool_use"
+    case "array":
+      return [spec]
+    case "throwingProxy":
+      return throwingProxy()
+    case "revokedProxy":
+      return revokedProxy()
+    case "typeThrows":
+      return objectOf([["type", "throws", undefined], ["functionCall", "throws", undefined]])
+    case "call":
+      return shape(spec, { id: `id_${index}`, name: `tool_${index}`, args: { n: index } })
+  }
+}
+
+const containerOf = (entries: Array<unknown>, container: "ok" | "throws" | "entryThrows"): Array<unknown> => {
+  if (container === "ok") return entries
+  return new Proxy(entries, {
+    get: (target, key, receiver) => {
+      if (container === "throws" || (key !== "length" && typeof key === "string" && /^\d+$/.test(key))) {
+        throw new Error("container")
+      }
+      return Reflect.get(target, key, receiver)
+    }
+  })
+}
+
+/** What a call's name must read as: the name it was given, or `""` when it could not be read or was no string. */
+const expectedName = (spec: EntrySpec, index: number): string =>
+  spec.name === "ok" && spec.holder === "ok" ? `tool_${index}` : ""
+
+const adapters: ReadonlyArray<readonly [string, {
+  readonly shape: (spec: EntrySpec, fields: { id: string; name: string; args: unknown }) => unknown
+  readonly read: (entries: Array<unknown>, container: "ok" | "throws" | "entryThrows") => ReadonlyArray<unknown>
+  readonly nameOf: (spec: EntrySpec, index: number) => string
+}]> = [
+  ["OpenAiChat", {
+    shape: (spec, { args, id, name }) =>
+      objectOf([
+        ["type", "ok", "function"],
+        ["id", spec.id, id],
+        ["function", spec.holder, objectOf([["name", spec.name, name], ["arguments", spec.args, JSON.stringify(args)]])]
+      ]),
+    read: (entries, container) =>
+      OpenAiChat.toolCalls(
+        objectOf([["tool_calls", container === "throws" ? "throws" : "ok", containerOf(entries, container)]]) as never
+      ),
+    nameOf: expectedName
+  }],
+  ["OpenAiResponses", {
+    shape: (spec, { args, id, name }) =>
+      objectOf([
+        ["type", "ok", "function_call"],
+        ["call_id", spec.id, id],
+        ["name", spec.name, name],
+        ["arguments", spec.args, JSON.stringify(args)]
+      ]),
+    read: (entries, container) => OpenAiResponses.toolCalls(containerOf(entries, container) as never),
+    nameOf: (spec, index) => spec.name === "ok" ? `tool_${index}` : ""
+  }],
+  ["Anthropic", {
+    shape: (spec, { args, id, name }) =>
+      objectOf([["type", "ok", "tool_use"], ["id", spec.id, id], ["name", spec.name, name], ["input", spec.args, args]]),
+    read: (entries, container) => Anthropic.toolCalls(containerOf(entries, container) as never),
+    nameOf: (spec, index) => spec.name === "ok" ? `tool_${index}` : ""
+  }],
+  ["Gemini", {
+    shape: (spec, { args, id, name }) =>
+      objectOf([["functionCall", spec.holder === "null" ? "null" : spec.holder === "ok" ? "ok" : spec.holder, objectOf([
+        ["id", spec.id, id],
+        ["name", spec.name, name],
+        ["args", spec.args, args]
+      ])]]),
+    read: (entries, container) =>
+      Gemini.toolCalls(objectOf([["parts", container === "throws" ? "throws" : "ok", containerOf(entries, container)]]) as never),
+    nameOf: expectedName
+  }]
+]
+
+/** Whether an entry is known to be a call, in a provider's shape: its type (or Gemini's `functionCall`) reads as one. */
+const isCall = (adapter: string, spec: EntrySpec): boolean =>
+  spec.kind === "call" && (adapter !== "Gemini" || spec.holder === "ok")
+
+describe("toolCalls of every adapter", () => {
+  it.prop(
+    "never throws on a hostile transcript: every entry known to be a call is a call, with \"\" for what cannot be read",
+    [TranscriptSpec],
+    ([{ container, entries: specs }]) => {
+      for (const [adapter, { nameOf, read, shape }] of adapters) {
+        const entries = specs.map((spec, index) => entryOf(spec, index, shape))
+        const calls = read(entries, container) as ReadonlyArray<{ id: string; name: string; arguments: unknown }>
+        const expected = container === "ok"
+          ? specs.flatMap((spec, index) => isCall(adapter, spec) ? [nameOf(spec, index)] : [])
+          : []
+        expect({ adapter, names: calls.map((call) => call.name) }).toStrictEqual({ adapter, names: expected })
+        const callSpecs = specs.filter((spec) => isCall(adapter, spec))
+        calls.forEach((call, i) => {
+          const spec = callSpecs[i]!
+          expect(typeof call.id).toBe("string")
+          if (spec.id === "throws" && (adapter !== "OpenAiChat" || spec.holder !== "throws")) {
+            // Responses falls back to the item's `id`, which these entries do not have.
+            expect({ adapter, id: call.id }).toStrictEqual({ adapter, id: "" })
+          }
+          if (spec.args === "throws" || (adapter === "OpenAiChat" && spec.holder !== "ok")) {
+            expect({ adapter, arguments: call.arguments }).toStrictEqual({ adapter, arguments: "" })
+          }
+        })
+      }
+    }
+  )
+})
+
+// ---------------------------------------------------------------------------
+// Renderers are total
+// ---------------------------------------------------------------------------
+
+const BlockKind = Schema.Literals([
+  "text",
+  "textWrongType",
+  "json",
+  "jsonDeep",
+  "jsonHuge",
+  "jsonCycle",
+  "jsonBigInt",
+  "jsonGetterThrows",
+  "imageBase64",
+  "imageUrl",
+  "imageDataUrl",
+  "imageDataUrlNoType",
+  "imageMalformed",
+  "imageWrongSource",
+  "audio",
+  "audioWrongType",
+  "fileBase64",
+  "fileUrl",
+  "fileDataUrl",
+  "fileMalformed",
+  "filePercentDataUrl",
+  "link",
+  "linkDataUrl",
+  "linkMalformed",
+  "plainObject",
+  "throwingProxy",
+  "tagThrows",
+  "null"
+])
+const MediaType = Schema.Union([
+  Schema.Literals(["image/png", "image/jpeg", "image/bmp", "application/pdf", "text/plain", "audio/wav", "application/zip"]),
+  Schema.String,
+  Schema.Undefined
+])
+const BlockSpec = Schema.Struct({ kind: BlockKind, text: Schema.String, mediaType: MediaType, seed: Schema.String })
+const ResultSpec = Schema.Struct({
+  blocks: Schema.Array(BlockSpec),
+  status: Schema.Union([Schema.Literals(["success", "error", "denied", "skipped"]), Schema.String]),
+  callId: Schema.Union([Schema.String, Schema.Finite]),
+  output: Schema.Literals(["ok", "throws", "notAnArray"])
+})
+type BlockSpec = typeof BlockSpec.Type
+
+/** Any string as ASCII (its UTF-16 units in base 36): usable in a URL and in `btoa`, lone surrogates included. */
+const ascii = (text: string): string => Array.from({ length: text.length }, (_, i) => text.charCodeAt(i).toString(36)).join(".")
+
+/** The base64 a block carries: distinct per block, long enough that no other generated text holds it by chance. */
+const payloadOf = (spec: BlockSpec, index: number): string =>
+  btoa(`payload ${index} ${ascii(spec.seed)} that must never be read as text`)
+
+const deep = (depth: number): unknown => {
+  let value: unknown = "bottom"
+  for (let i = 0; i < depth; i++) value = i % 2 === 0 ? [value] : { next: value }
+  return value
+}
+
+/** A block as hostile code might build it: through the constructors with fields of any type, or by hand. */
+const blockOf = (spec: BlockSpec, index: number): unknown => {
+  const data = payloadOf(spec, index)
+  const mediaType = spec.mediaType
+  const make = <A>(Block: new(fields: never) => A, fields: Record<string, unknown>): A => new Block(fields as never)
+  switch (spec.kind) {
+    case "text":
+      return ToolResultContent.text(spec.text)
+    case "textWrongType":
+      return make(ToolResultContent.Text, { text: { toString: () => data } })
+    case "json":
+      return ToolResultContent.json({ text: spec.text, list: [1, null, true] })
+    case "jsonDeep":
+      return make(ToolResultContent.Json, { value: deep(300 + spec.text.length) })
+    case "jsonHuge":
+      return make(ToolResultContent.Json, { value: Array.from({ length: 20_000 }, (_, i) => ({ i, text: spec.text })) })
+    case "jsonCycle": {
+      const value: Record<string, unknown> = { text: spec.text }
+      value.self = { back: value }
+      return make(ToolResultContent.Json, { value })
+    }
+    case "jsonBigInt":
+      return make(ToolResultContent.Json, { value: { big: 10n ** 30n } })
+    case "jsonGetterThrows":
+      return make(ToolResultContent.Json, {
+        value: Object.defineProperty({}, "secret", {
+          enumerable: true,
+          get: () => {
+            throw new Error(data)
+          }
+        })
+      })
+    case "imageBase64":
+      return ToolResultContent.imageBase64(data, mediaType)
+    case "imageUrl":
+      return ToolResultContent.imageUrl(`https://example.com/${ascii(spec.text)}`, mediaType)
+    case "imageDataUrl":
+      return ToolResultContent.imageUrl(`data:${mediaType ?? "image/png"};base64,${data}`)
+    case "imageDataUrlNoType":
+      return ToolResultContent.imageUrl(`data:;base64,${data}`, mediaType)
+    case "imageMalformed":
+      return ToolResultContent.imageUrl(`data:image/png;base64,${data}%%`)
+    case "imageWrongSource":
+      return make(ToolResultContent.Image, { source: { _tag: "Base64", data: [data] }, mediaType: 7, detail: "max" })
+    case "audio":
+      return ToolResultContent.audio(data, mediaType ?? "audio/wav")
+    case "audioWrongType":
+      return make(ToolResultContent.Audio, { data, mediaType: { type: "audio/wav" } })
+    case "fileBase64":
+      return ToolResultContent.fileBase64(data, mediaType ?? "application/pdf", spec.text)
+    case "fileUrl":
+      return ToolResultContent.fileUrl(`https://example.com/${ascii(spec.text)}`, mediaType ?? "application/pdf")
+    case "fileDataUrl":
+      return ToolResultContent.fileUrl(`data:${mediaType ?? "application/zip"};base64,${data}`, mediaType as string)
+    case "fileMalformed":
+      return ToolResultContent.fileUrl(`data:application/zip;base64${data}`, "application/zip")
+    case "filePercentDataUrl":
+      return ToolResultContent.fileUrl(`data:text/plain,${ascii(spec.text)}`, "text/plain")
+    case "link":
+      return ToolResultContent.resourceLink({ uri: `https://example.com/${ascii(spec.text)}`, name: spec.text })
+    case "linkDataUrl":
+      return ToolResultContent.resourceLink({ uri: `data:${mediaType ?? ""};base64,${data}`, name: spec.text })
+    case "linkMalformed":
+      return ToolResultContent.resourceLink({ uri: `data:application/pdf;base64,${data}=====`, name: spec.text })
+    case "plainObject":
+      return { _tag: "File", source: { _tag: "Url", url: `data:application/zip;base64,${data}` }, mediaType }
+    case "throwingProxy":
+      return throwingProxy()
+    case "tagThrows":
+      return Object.defineProperty({}, "_tag", {
+        get: () => {
+          throw new Error(data)
+        }
+      })
+    case "null":
+      return null
+  }
+}
+
+const resultFrom = (spec: typeof ResultSpec.Type): ToolResult.ToolResult => {
+  const content = spec.blocks.map(blockOf)
+  const output = spec.output === "ok"
+    ? { content }
+    : spec.output === "notAnArray"
+    ? { content: { 0: content[0], length: 1 } }
+    : Object.defineProperty({}, "content", {
+      get: () => {
+        throw new Error("output")
+      }
+    })
+  return new ToolResultClass({
+    callId: spec.callId as string,
+    name: "some_tool",
+    arguments: {},
+    status: spec.status as ToolResult.Status,
+    output: output as ToolOutput.ToolOutput,
+    error: Option.some(ToolExecutionError.other("failed")),
+    metadata: Context.empty(),
+    durationMs: 1
+  })
+}
+
+/** Every adapter's rendering of one result, as the values the caller sends on. */
+const renderings: ReadonlyArray<readonly [string, (result: ToolResult.ToolResult) => unknown]> = [
+  ["OpenAiChat", (result) => OpenAiChat.toolResults([result])],
+  ["OpenAiChat (placeholder)", (result) => OpenAiChat.toolResults([result], { media: "placeholder" })],
+  ["OpenAiChat (audio)", (result) => OpenAiChat.toolResults([result], { audio: true })],
+  ["OpenAiChat (error)", (result) => OpenAiChat.toolResults([result], { media: "error" })],
+  ["OpenAiResponses", (result) => OpenAiResponses.toolResults([result])],
+  ["Anthropic", (result) => Anthropic.toolResults([result])],
+  ["Gemini (nested)", (result) => Gemini.toolResults([result])],
+  ["Gemini (separate)", (result) => Gemini.toolResults([result], { media: "separate" })]
+]
+
+describe("toolResults of every adapter", () => {
+  it.prop(
+    "is total: any result built by hand renders to JSON, without throwing, and no base64 lands in a text field",
+    [ResultSpec],
+    ([spec]) => {
+      const result = resultFrom(spec)
+      const payloads = spec.blocks.map(payloadOf)
+      for (const [adapter, render] of renderings) {
+        const rendered = render(result)
+        expect(() => JSON.stringify(rendered), adapter).not.toThrow()
+      }
+      for (const [adapter, textsOf] of renderers) {
+        const leaks = textsOf(result).filter((text) => payloads.some((data) => text.includes(data)))
+        expect({ adapter, leaks }).toStrictEqual({ adapter, leaks: [] })
+      }
+    },
+    { arbitrary: { runs: 200 } }
   )
 })
