@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { Data, Redacted, Schema } from "effect"
+import { Data, Redacted, Result, Schema } from "effect"
 import { dual } from "effect/Function"
 import { describeError } from "./internal/describe.ts"
 import * as ToolOutput from "./ToolOutput.ts"
@@ -92,8 +92,14 @@ export const safeDefault = (kind: ToolErrorKind): string => safeDefaults[kind]
  */
 export const defaultRetryable = (kind: ToolErrorKind): boolean | undefined => retryableDefaults[kind]
 
-// One output per kind, shared: outputs are immutable.
-const safeOutputs = Object.fromEntries(kinds.map((kind) => [kind, ToolOutput.text(safeDefaults[kind])])) as {
+/** A text output checked (and frozen) once, so that every error that shows it is built without copying it. */
+const checkedText = (text: string): ToolOutput.ToolOutput => {
+  const output = ToolOutput.text(text)
+  return Result.getOrElse(ToolOutput.fromReturn(output), () => output)
+}
+
+// One output per kind, shared by every error that shows it: it is frozen, nobody can change it for the others.
+const safeOutputs = Object.fromEntries(kinds.map((kind) => [kind, checkedText(safeDefaults[kind])])) as {
   readonly [K in ToolErrorKind]: ToolOutput.ToolOutput
 }
 
@@ -135,6 +141,15 @@ export interface ToolExecutionErrorFields {
  * @category errors
  */
 export class ToolExecutionError extends Data.TaggedError("ToolExecutionError")<ToolExecutionErrorFields> {
+  /**
+   * Builds an error from its fields, made whole whatever JavaScript passed: a kind outside the closed set is
+   * `other`; a `modelOutput` that is missing or not a valid output (see `ToolOutput.fromReturn`) is the kind's safe
+   * default, and a valid one is kept as a checked, frozen copy; a `message` that is not a string says so; `refused`
+   * is a boolean, and `retryable` a boolean or the kind's default; a `cause` is always `Redacted`.
+   */
+  constructor(fields: ToolExecutionErrorFields) {
+    super(normalize(fields))
+  }
   override toString(): string {
     return `ToolExecutionError(${this.kind}): ${this.message}`
   }
@@ -244,15 +259,103 @@ export const refused = (message: string): ToolExecutionError =>
   new ToolExecutionError({ ...fieldsOf(make("permission_denied", message)), refused: true })
 
 /**
- * Folds any failure into an error: a `ToolExecutionError` passes through; anything else becomes kind `other`, the
- * model sees the safe default, and the original is kept as `cause` for operators. This is a tool's default
- * `mapError`.
+ * Folds any failure into an error: a `ToolExecutionError` passes through (made whole again, as its constructor
+ * would, if its fields were changed after it was built); anything else becomes kind `other`, the model sees the
+ * safe default, and the original is kept as `cause` for operators. This is a tool's default `mapError`. Never
+ * throws.
  *
  * @category constructors
  */
 export const fromError = (error: unknown): ToolExecutionError => {
-  if (isToolExecutionError(error)) return error
+  let isError: boolean
+  try {
+    isError = isToolExecutionError(error)
+  } catch {
+    // A proxy whose prototype cannot be read.
+    isError = false
+  }
+  if (isError) return whole(error as ToolExecutionError)
   return makeSafe("other", `tool failed with ${describeError(error)}`, error)
+}
+
+/**
+ * An error as its constructor would have made it: the same object when its fields are whole, a normalized copy when
+ * they were changed after it was built (or it was never built by the constructor at all, `Object.create`, say).
+ */
+const whole = (error: ToolExecutionError): ToolExecutionError => {
+  let fields: ToolExecutionErrorFields
+  try {
+    fields = fieldsOf(error)
+  } catch {
+    return makeSafe("other", "a ToolExecutionError whose fields could not be read", error)
+  }
+  const normalized = normalize(fields)
+  return normalized.kind === fields.kind && normalized.message === fields.message &&
+      normalized.modelOutput === fields.modelOutput && normalized.retryable === fields.retryable &&
+      normalized.code === fields.code && normalized.httpStatus === fields.httpStatus &&
+      normalized.refused === fields.refused && normalized.cause === fields.cause
+    ? error
+    : new ToolExecutionError(normalized)
+}
+
+const isKind = (u: unknown): u is ToolErrorKind => typeof u === "string" && Object.hasOwn(safeDefaults, u)
+
+/** What the model is shown: a valid output as its checked copy, anything else as the kind's safe default. */
+const modelOutputOf = (output: unknown, kind: ToolErrorKind): ToolOutput.ToolOutput => {
+  try {
+    // A plain object carrying the output's type id is not an output: fromReturn would make JSON of it.
+    if (!ToolOutput.isToolOutput(output) || Object.getPrototypeOf(output) === Object.prototype) return safeOutputs[kind]
+  } catch {
+    return safeOutputs[kind]
+  }
+  const checked = ToolOutput.fromReturn(output)
+  return Result.isSuccess(checked) ? checked.success : safeOutputs[kind]
+}
+
+/** The fields of an error made whole; each field of `fields` is read once. */
+const normalize = (fields: unknown): ToolExecutionErrorFields => {
+  let kind: unknown, message: unknown, modelOutput: unknown, retryable: unknown
+  let code: unknown, httpStatus: unknown, refused: unknown, cause: unknown
+  try {
+    if (typeof fields === "object" && fields !== null) {
+      const given = fields as { readonly [K in keyof ToolExecutionErrorFields]?: unknown }
+      kind = given.kind
+      message = given.message
+      modelOutput = given.modelOutput
+      retryable = given.retryable
+      code = given.code
+      httpStatus = given.httpStatus
+      refused = given.refused
+      cause = given.cause
+    }
+  } catch {
+    // Fields from a throwing getter or proxy trap: those read so far are kept, the rest get their defaults.
+  }
+  const checkedKind: ToolErrorKind = isKind(kind) ? kind : "other"
+  return {
+    kind: checkedKind,
+    message: typeof message === "string"
+      ? message
+      : message === undefined
+      ? safeDefaults[checkedKind]
+      : `a ToolExecutionError was built with a message that is ${describeError(message)}, not a string`,
+    modelOutput: modelOutputOf(modelOutput, checkedKind),
+    retryable: typeof retryable === "boolean" ? retryable : retryableDefaults[checkedKind],
+    code: typeof code === "string" ? code : undefined,
+    httpStatus: typeof httpStatus === "number" && Number.isFinite(httpStatus) ? httpStatus : undefined,
+    refused: refused === true,
+    cause: cause === undefined || isRedacted(cause)
+      ? cause as Redacted.Redacted<unknown> | undefined
+      : Redacted.make(cause)
+  }
+}
+
+const isRedacted = (u: unknown): boolean => {
+  try {
+    return Redacted.isRedacted(u)
+  } catch {
+    return false
+  }
 }
 
 /**

@@ -28,10 +28,16 @@ export interface ToolResultFields {
   readonly callId: string
   /** The name of the tool the model asked for. */
   readonly name: string
-  /** The parsed JSON value the model sent, before decoding (the raw text when parsing failed). */
+  /**
+   * The arguments as parsed, before decoding: the value parsed from JSON text, or the frozen plain JSON copy an
+   * already-parsed value was read into (the raw text, or the value as given, when it could not be read).
+   */
   readonly arguments: unknown
   readonly status: Status
-  /** What the model sees: the output on success, the error's `modelOutput` otherwise. */
+  /**
+   * What the model sees: the output on success, the error's `modelOutput` otherwise. JSON in it is a frozen copy,
+   * which nothing the tool does after returning can change.
+   */
   readonly output: ToolOutput.ToolOutput
   /** `Some` for `error` and `denied`. */
   readonly error: Option.Option<ToolExecutionError.ToolExecutionError>

@@ -10,7 +10,16 @@
 import { Context, Effect, Layer, Option, Predicate, References, Scope, Tracer } from "effect"
 import { dual } from "effect/Function"
 import { type Pipeable, pipeArguments } from "effect/Pipeable"
-import { dispatch, type ExecuteOptions, limitsOf, lookup, makeRegistry, type Registry } from "./internal/dispatch.ts"
+import {
+  concurrencyOf,
+  dispatch,
+  dispatchAll,
+  type ExecuteOptions,
+  limitsOf,
+  lookup,
+  makeRegistry,
+  type Registry
+} from "./internal/dispatch.ts"
 import type * as Tool from "./Tool.ts"
 import type * as ToolCall from "./ToolCall.ts"
 import * as ToolDefinition from "./ToolDefinition.ts"
@@ -18,7 +27,9 @@ import type { ToolResult } from "./ToolResult.ts"
 
 /**
  * Per-call options of {@link execute}: limits on the argument JSON (`maxArgumentBytes`, default 1 MiB;
- * `maxArgumentDepth`, default 64). A limit that is not a whole number of zero or more is ignored.
+ * `maxArgumentDepth`, default 64) and on the JSON of the output (`maxOutputBytes`, default 8 MiB of JSON text;
+ * `maxOutputDepth`, default 128). A limit that is not a whole number of zero or more is ignored. An output over a
+ * limit is kind `other`: the model sees the safe default, the message says which limit.
  *
  * @category models
  */
@@ -266,7 +277,12 @@ export const execute: {
 )
 
 /**
- * Executes a batch of calls, results in call order whatever order they finish in. Never fails.
+ * Executes a batch of calls, results in call order whatever order they finish in. Never fails, never dies.
+ *
+ * The calls are read once, when the Effect runs. An entry that is not a call is a call with an empty id and name
+ * (`not_found`). A list that cannot be read to its end (an iterable that throws part-way, a value that is not
+ * iterable) keeps the calls read before that point, which run as usual, and gets one more result for its unreadable
+ * rest: empty `callId` and `name`, kind `invalid_args`. `null` and `undefined` hold no calls.
  *
  * @category execution
  */
@@ -288,10 +304,13 @@ export const executeAll: {
     options?: ExecuteAllOptions
   ): Effect.Effect<Array<ToolResult>, never, Tool.Requirements<T>> =>
   {
-    const limits = limitsOf(options)
-    return Effect.forEach(calls, (call) => dispatch(self.registry, call, limits), {
-      concurrency: options?.concurrency ?? 1
-    })
+    let concurrency: unknown
+    try {
+      concurrency = options?.concurrency
+    } catch {
+      // Options that cannot be read run one call at a time, as if none were given.
+    }
+    return dispatchAll(self.registry, calls, limitsOf(options), concurrencyOf(concurrency))
   }
 )
 

@@ -28,7 +28,7 @@ const Category: Schema.Codec<Category> = Schema.Struct({
 
 describe("ToolDefinition", () => {
   it("carries name, description, parameter and output JSON Schemas, and the annotations without timeout", () => {
-    assert.deepStrictEqual(Tool.definition(Forecast), {
+    assert.deepStrictEqual(Tool.definition(Forecast), ToolDefinition.make({
       name: "forecast",
       description: "Weather forecast for a city",
       parameters: {
@@ -48,7 +48,7 @@ describe("ToolDefinition", () => {
         additionalProperties: false
       },
       annotations: { title: "Forecast", readOnly: true, openWorld: true, idempotent: true, strict: false }
-    })
+    }))
   })
 
   it("is computed once: the same object every time, from Tool.definition and fromTool", () => {
@@ -226,6 +226,26 @@ describe("ToolDefinition", () => {
     const parameters = Tool.definition(Schedule).parameters
     assert.deepStrictEqual(parameters.properties, { at: { type: "string" }, attendees: { type: "string" } })
     assert.isTrue(accepts(parameters, { at: "2024-01-31T10:00:00.000Z", attendees: "3" }))
+  })
+
+  it("offers Schema.Number as a number to the model, in parameters and outputSchema, and the model's number is taken", () => {
+    const Measure = Tool.make("measure", {
+      description: "Measure",
+      parameters: Schema.Struct({ scale: Schema.Number, samples: Schema.Array(Schema.Number) }),
+      success: Schema.Struct({ mean: Schema.Number }),
+      call: ({ samples, scale }) => Effect.succeed({ mean: scale * samples.reduce((a, b) => a + b, 0) / samples.length })
+    })
+    const definition = Tool.definition(Measure)
+    assert.deepStrictEqual(definition.parameters.properties, {
+      scale: { type: "number" },
+      samples: { type: "array", items: { type: "number" } }
+    })
+    assert.deepStrictEqual(definition.outputSchema!.properties, { mean: { type: "number" } })
+    assert.isTrue(accepts(definition.parameters, { scale: 2.5, samples: [1, -2, 3e10] }))
+    for (const text of ["NaN", "Infinity", "-Infinity"]) {
+      assert.isFalse(accepts(definition.parameters, { scale: text, samples: [] }))
+      assert.isFalse(accepts(definition.parameters, { scale: 1, samples: [text] }))
+    }
   })
 
   it("a record or a union of structs as parameters still gets an object with properties and required at the top", () => {

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Logger, Option, Schema } from "effect"
+import { Cause, Effect, Exit, Logger, Option, Redacted, Schema } from "effect"
 import { pipe } from "effect/Function"
-import { ToolExecutionError, ToolOutput } from "../src/index.ts"
+import { ToolExecutionError, ToolOutput, ToolResultContent } from "../src/index.ts"
 
 const SECRET = "SECRET:db-password=hunter2 at /srv/app/db.ts:42"
 
@@ -140,6 +140,164 @@ describe("ToolExecutionError", () => {
         }
       }
     )
+  })
+
+  describe("built from JavaScript", () => {
+    /** Fields as JavaScript may pass them, past what the constructor's type allows. */
+    const construct = (fields: unknown) => new ToolExecutionError.ToolExecutionError(fields as never)
+    const Nested = ToolOutput.content([ToolResultContent.text("see"), ToolResultContent.json({ a: [1] })])
+
+    it("makes every field whole: no fields at all are an error of kind other showing its safe default", () => {
+      for (const fields of [undefined, null, {}, 42]) {
+        const error = construct(fields)
+        assert.deepStrictEqual(fieldsOf(error), {
+          kind: "other",
+          message: "the tool failed",
+          modelText: Option.some("the tool failed"),
+          modelOutput: ToolOutput.text("the tool failed"),
+          retryable: undefined,
+          code: undefined,
+          httpStatus: undefined,
+          refused: false,
+          cause: undefined
+        })
+        assert.strictEqual(ToolOutput.render(error.modelOutput), "the tool failed")
+      }
+    })
+
+    it("turns a kind outside the closed set into other, and fields of the wrong type into their defaults", () => {
+      const error = construct({
+        kind: "exploded",
+        message: 42,
+        modelOutput: "not an output",
+        retryable: "yes",
+        code: 7,
+        httpStatus: "500",
+        refused: "true",
+        cause: "the cause"
+      })
+      assert.deepStrictEqual(fieldsOf(error), {
+        kind: "other",
+        message: "a ToolExecutionError was built with a message that is a number, not a string",
+        modelText: Option.some("the tool failed"),
+        modelOutput: ToolOutput.text("the tool failed"),
+        retryable: undefined,
+        code: undefined,
+        httpStatus: undefined,
+        refused: false,
+        cause: "the cause"
+      })
+      assert.isTrue(Redacted.isRedacted(error.cause))
+      assert.deepStrictEqual(construct({ kind: "timeout", message: "m" }).retryable, true)
+    })
+
+    it("shows the kind's safe default for a modelOutput that is missing or holds bad blocks", () => {
+      const cyclic: Record<string, unknown> = {}
+      cyclic["self"] = cyclic
+      const outputs: ReadonlyArray<unknown> = [
+        undefined,
+        new ToolOutput.ToolOutput([new ToolResultContent.Text({ text: 5 as never })]),
+        ToolOutput.json({ n: Number.NaN }),
+        ToolOutput.json(cyclic as never),
+        new ToolOutput.ToolOutput([] as never),
+        { ...ToolOutput.text("a plain object is not an output") },
+        new Proxy(ToolOutput.text("x"), {
+          get() {
+            throw new Error("hunter2secret")
+          }
+        })
+      ]
+      for (const modelOutput of outputs) {
+        const error = construct({ kind: "rate_limited", message: "m", modelOutput, retryable: true, refused: false })
+        assert.deepStrictEqual(error.modelOutput, ToolOutput.text("the tool was rate limited; try again later"))
+      }
+    })
+
+    it("keeps a valid modelOutput as a frozen copy, which nothing done to the original changes", () => {
+      const value = { a: [1] }
+      const modelOutput = ToolOutput.json(value)
+      const error = construct({ kind: "provider", message: "m", modelOutput, retryable: false, refused: false })
+      value.a.push(2)
+      assert.deepStrictEqual(error.modelOutput, ToolOutput.json({ a: [1] }))
+      assert.isTrue(Object.isFrozen(error.modelOutput))
+      assert.deepStrictEqual(ToolExecutionError.withModelOutput(error, Nested).modelOutput, Nested)
+    })
+
+    it("reads fields that throw as missing, and never throws itself", () => {
+      const fields = {
+        kind: "network",
+        get message(): string {
+          throw new Error("hunter2secret")
+        }
+      }
+      const error = construct(fields)
+      assert.deepStrictEqual([error.kind, error.message, error.modelOutput], [
+        "network",
+        "the tool could not reach its upstream service",
+        ToolOutput.text("the tool could not reach its upstream service")
+      ])
+      const proxied = construct(new Proxy({}, {
+        get() {
+          throw new Error("hunter2secret")
+        }
+      }))
+      assert.deepStrictEqual([proxied.kind, proxied.message], ["other", "the tool failed"])
+    })
+
+    it.effect("stays a yieldable tagged error", () =>
+      Effect.gen(function*() {
+        const error = construct({ kind: "bogus" })
+        const caught = yield* Effect.fail(error).pipe(Effect.catchTag("ToolExecutionError", (e) => Effect.succeed(e.kind)))
+        assert.strictEqual(caught, "other")
+        const exit = yield* Effect.exit(Effect.gen(function*() {
+          yield* error
+        }))
+        assert.deepStrictEqual(exit, Exit.fail(error))
+      }))
+
+    it("fromError makes an error whose fields were changed after it was built whole again", () => {
+      const error = ToolExecutionError.rateLimited("slow down")
+      const tampered = Object.assign(ToolExecutionError.rateLimited("slow down"), { modelOutput: undefined, kind: "nope" })
+      const whole = ToolExecutionError.fromError(tampered)
+      assert.notStrictEqual(whole, tampered)
+      assert.deepStrictEqual(fieldsOf(whole), {
+        ...fieldsOf(error),
+        kind: "other",
+        retryable: true,
+        modelText: Option.some("the tool failed"),
+        modelOutput: ToolOutput.text("the tool failed")
+      })
+      const bare = Object.create(ToolExecutionError.ToolExecutionError.prototype) as ToolExecutionError.ToolExecutionError
+      assert.deepStrictEqual(ToolExecutionError.fromError(bare).modelOutput, ToolOutput.text("the tool failed"))
+      const blocks = Object.assign(ToolExecutionError.provider("p"), {
+        modelOutput: new ToolOutput.ToolOutput([new ToolResultContent.Text({ text: 1 as never })])
+      })
+      assert.deepStrictEqual(ToolExecutionError.fromError(blocks).modelOutput, ToolOutput.text("the tool provider failed"))
+    })
+
+    it("fromError never throws, even for a proxy whose prototype cannot be read", () => {
+      const proxy = new Proxy({}, {
+        getPrototypeOf() {
+          throw new Error("hunter2secret")
+        },
+        get() {
+          throw new Error("hunter2secret")
+        }
+      })
+      const error = ToolExecutionError.fromError(proxy)
+      assert.deepStrictEqual([error.kind, error.message], ["other", "tool failed with an unreadable value"])
+      const getters = Object.create(ToolExecutionError.ToolExecutionError.prototype, {
+        kind: {
+          get() {
+            throw new Error("hunter2secret")
+          }
+        }
+      })
+      assert.deepStrictEqual(
+        ToolExecutionError.fromError(getters).message,
+        "a ToolExecutionError whose fields could not be read"
+      )
+    })
   })
 
   describe("the cause never reaches text output", () => {
@@ -300,5 +458,18 @@ describe("ToolExecutionError", () => {
       assert.isTrue(ToolExecutionError.isToolExecutionError(refusal))
       assert.deepStrictEqual([refusal.kind, refusal.refused, refusal.code], ["permission_denied", true, "policy"])
     })
+  })
+})
+
+describe("the safe default outputs", () => {
+  it("are shared, frozen, and kept as they are by every error that shows them", () => {
+    const first = ToolExecutionError.fromError(new Error("a"))
+    const second = ToolExecutionError.makeSafe("other", "b")
+    assert.strictEqual(first.modelOutput, second.modelOutput)
+    assert.isTrue(Object.isFrozen(first.modelOutput) && Object.isFrozen(first.modelOutput.content))
+    assert.isTrue(Object.isFrozen(first.modelOutput.content[0]))
+    assert.throws(() => {
+      ;(first.modelOutput.content[0] as { text: string }).text = "changed for everyone"
+    }, TypeError)
   })
 })

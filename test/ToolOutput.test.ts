@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type Array as Arr, Option, Result, Schema } from "effect"
 import { ToolOutput, ToolResultContent } from "../src/index.ts"
+import { isFrozenPlainJson } from "./support/frozenJson.ts"
 
 const succeeded = (result: Result.Result<ToolOutput.ToolOutput, string>): ToolOutput.ToolOutput => {
   if (Result.isFailure(result)) assert.fail(`expected a success, got the failure: ${result.failure}`)
@@ -10,6 +11,12 @@ const succeeded = (result: Result.Result<ToolOutput.ToolOutput, string>): ToolOu
 const failed = (result: Result.Result<ToolOutput.ToolOutput, string>): string => {
   if (Result.isSuccess(result)) assert.fail(`expected a failure, got: ${ToolOutput.render(result.success)}`)
   return result.failure
+}
+
+const cyclicValue = (): Schema.Json => {
+  const value: Record<string, unknown> = { a: 1 }
+  value["self"] = value
+  return value as Schema.Json
 }
 
 const BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
@@ -90,11 +97,251 @@ describe("ToolOutput", () => {
     })
   })
 
+  describe("render is total", () => {
+    const cyclic: Record<string, unknown> = { a: 1 }
+    cyclic["self"] = cyclic
+    const throwing = new Proxy({}, {
+      get() {
+        throw new Error("hunter2secret")
+      },
+      getPrototypeOf() {
+        throw new Error("hunter2secret")
+      }
+    })
+    /** A block of a class, with fields set past its constructor's types, as JavaScript can. */
+    const forged = <B extends ToolResultContent.ToolResultContent>(block: B, fields: Record<string, unknown>): B =>
+      Object.assign(block, fields)
+
+    it("names what it cannot show in brackets, for any hand-built output, and never throws", () => {
+      const deep = JSON.parse("[".repeat(10_000) + "]".repeat(10_000))
+      const output = new ToolOutput.ToolOutput([
+        ToolResultContent.json(cyclic as Schema.Json),
+        ToolResultContent.json(deep),
+        ToolResultContent.json({ n: 10n } as unknown as Schema.Json),
+        ToolResultContent.json({ n: Number.NaN }),
+        forged(ToolResultContent.text("x"), { text: 5 }),
+        forged(ToolResultContent.imageUrl("https://example.com/a.png"), { source: null, mediaType: 7 }),
+        forged(ToolResultContent.audio("AAAA", "audio/wav"), { data: { length: 3 }, mediaType: 1 }),
+        forged(ToolResultContent.fileUrl("https://example.com/a.pdf", "application/pdf"), { source: { _tag: "Url", url: 1 } }),
+        forged(ToolResultContent.resourceLink({ uri: "file:///a", name: "a" }), { uri: 1, name: 2 }),
+        throwing as ToolResultContent.ToolResultContent,
+        { _tag: "Text", text: "looks like a block" } as unknown as ToolResultContent.ToolResultContent
+      ])
+      assert.deepStrictEqual(ToolOutput.render(output).split("\n"), [
+        "[json that cannot be shown: $.self is a cycle, not JSON]",
+        "[json that cannot be shown: the output is nested deeper than 128 levels]",
+        "[json that cannot be shown: $.n is bigint, not JSON]",
+        "[json that cannot be shown: $.n is NaN, not JSON]",
+        "[text that is not a string]",
+        "[image: [no source]]",
+        "[audio ?: [no data]]",
+        "[file application/pdf: [not a URL]]",
+        "[resource ?: [not a URL]]",
+        "[unreadable block]",
+        "[not a content block]"
+      ])
+      assert.strictEqual(String(output), ToolOutput.render(output))
+    })
+
+    it("answers an output whose content cannot be read, or is not an array", () => {
+      const unreadable = Object.create(ToolOutput.ToolOutput.prototype, {
+        content: {
+          get() {
+            throw new Error("hunter2secret")
+          }
+        }
+      }) as ToolOutput.ToolOutput
+      assert.strictEqual(ToolOutput.render(unreadable), "[unreadable output]")
+      assert.strictEqual(ToolOutput.render(new ToolOutput.ToolOutput("text" as never)), "[not an output]")
+      assert.strictEqual(ToolOutput.render(throwing as ToolOutput.ToolOutput), "[unreadable output]")
+    })
+
+    it("summarizes data: URLs in images, files and resource links like base64, never printing their data", () => {
+      const output = ToolOutput.content([
+        ToolResultContent.imageUrl(`data:image/png;base64,${BASE64}`, "image/png"),
+        ToolResultContent.fileUrl(`DATA:application/pdf;base64,${BASE64}`, "application/pdf", "a.pdf"),
+        ToolResultContent.resourceLink({ uri: `data:text/plain,${"hunter2secret".repeat(3)}`, name: "note" }),
+        ToolResultContent.imageUrl("data:image/png;base64,%%%")
+      ])
+      const rendered = ToolOutput.render(output)
+      assert.notInclude(rendered, BASE64.slice(0, 16))
+      assert.notInclude(rendered, "hunter2secret")
+      assert.deepStrictEqual(rendered.split("\n"), [
+        `[image image/png: base64, ${BASE64.length} chars]`,
+        `[file application/pdf a.pdf: base64, ${BASE64.length} chars]`,
+        `[resource note: base64, ${btoa("hunter2secret".repeat(3)).length} chars]`,
+        "[image: malformed data URL]"
+      ])
+    })
+  })
+
+  describe("fromReturn checks the blocks a tool built", () => {
+    const forged = <B extends ToolResultContent.ToolResultContent>(block: B, fields: Record<string, unknown>): B =>
+      Object.assign(block, fields)
+    const cases: ReadonlyArray<readonly [string, unknown, string]> = [
+      [
+        "a Text block whose text is a number",
+        new ToolResultContent.Text({ text: 5 as never }),
+        "content[0]: a Text block's text is not a string"
+      ],
+      [
+        "a Json block holding NaN",
+        ToolResultContent.json({ n: Number.NaN }),
+        "content[0]: $.n is NaN, not JSON"
+      ],
+      [
+        "an Image with an unknown detail",
+        ToolResultContent.imageUrl("https://a", undefined, "max" as never),
+        "content[0]: an Image block's detail is not auto, low or high"
+      ],
+      [
+        "an Image without a source",
+        forged(ToolResultContent.imageUrl("https://a"), { source: { _tag: "Path", path: "/a" } }),
+        "content[0]: an Image block's source is not a Base64 or Url source"
+      ],
+      [
+        "an Image whose mediaType is a number",
+        ToolResultContent.imageBase64("AAAA", 3 as never),
+        "content[0]: an Image block's mediaType is not a string"
+      ],
+      [
+        "an Audio block without data",
+        forged(ToolResultContent.audio("AAAA", "audio/wav"), { data: undefined }),
+        "content[0]: an Audio block's data is not a string"
+      ],
+      [
+        "an Audio block without a mediaType",
+        forged(ToolResultContent.audio("AAAA", "audio/wav"), { mediaType: null }),
+        "content[0]: an Audio block's mediaType is not a string"
+      ],
+      [
+        "a File with base64 that is not a string",
+        ToolResultContent.fileBase64(1 as never, "application/pdf"),
+        "content[0]: a File block's source is not a Base64 or Url source"
+      ],
+      [
+        "a File without a mediaType",
+        ToolResultContent.fileUrl("https://a", undefined as never),
+        "content[0]: a File block's mediaType is not a string"
+      ],
+      [
+        "a File whose filename is a number",
+        ToolResultContent.fileUrl("https://a", "application/pdf", 1 as never),
+        "content[0]: a File block's filename is not a string"
+      ],
+      [
+        "a ResourceLink without a uri",
+        ToolResultContent.resourceLink({ name: "a" } as never),
+        "content[0]: a ResourceLink block's uri is not a string"
+      ],
+      [
+        "a ResourceLink without a name",
+        ToolResultContent.resourceLink({ uri: "a" } as never),
+        "content[0]: a ResourceLink block's name is not a string"
+      ],
+      [
+        "a ResourceLink whose mediaType is a number",
+        ToolResultContent.resourceLink({ uri: "a", name: "a", mediaType: 1 as never }),
+        "content[0]: a ResourceLink block's mediaType is not a string"
+      ],
+      [
+        "a ResourceLink whose description is a number",
+        ToolResultContent.resourceLink({ uri: "a", name: "a", description: 1 as never }),
+        "content[0]: a ResourceLink block's description is not a string"
+      ],
+      [
+        "an output without content",
+        new ToolOutput.ToolOutput([] as never),
+        "the output has no content"
+      ],
+      [
+        "an output whose content is not an array",
+        new ToolOutput.ToolOutput({ 0: ToolResultContent.text("a") } as never),
+        "the output's content is not an array"
+      ],
+      [
+        "an output holding a plain object",
+        new ToolOutput.ToolOutput([ToolResultContent.text("a"), { _tag: "Text", text: "b" }] as never),
+        "content[1]: not a content block"
+      ],
+      [
+        "blocks, the second holding a cycle",
+        [ToolResultContent.text("a"), ToolResultContent.json(cyclicValue())],
+        "content[1]: $.self is a cycle, not JSON"
+      ]
+    ]
+    for (const [label, value, reason] of cases) {
+      it(`fails on ${label}`, () => {
+        assert.strictEqual(failed(ToolOutput.fromReturn(value)), reason)
+      })
+    }
+
+    it("holds Json blocks to the output limits, and to the limits it is given", () => {
+      const deep = JSON.parse("[".repeat(10_000) + "]".repeat(10_000))
+      assert.strictEqual(failed(ToolOutput.fromReturn(ToolOutput.json(deep))), "content[0]: the output is nested deeper than 128 levels")
+      assert.strictEqual(failed(ToolOutput.fromReturn(deep)), "the output is nested deeper than 128 levels")
+      const limits = { maxBytes: 10, maxDepth: 2 }
+      assert.strictEqual(failed(ToolOutput.fromReturn([[[1]]], undefined, limits)), "the output is nested deeper than 2 levels")
+      assert.strictEqual(
+        failed(ToolOutput.fromReturn(ToolResultContent.json("a long string"), undefined, limits)),
+        "content[0]: the output is larger than 10 bytes of JSON text"
+      )
+      assert.deepStrictEqual(succeeded(ToolOutput.fromReturn([[1]], undefined, limits)), ToolOutput.json([[1]]))
+    })
+
+    it("makes fresh, frozen blocks: changing what the tool built afterwards changes nothing", () => {
+      const value = { list: [1, 2] }
+      const text = ToolResultContent.text("caption")
+      const image = ToolResultContent.imageBase64(BASE64, "image/png")
+      const output = succeeded(ToolOutput.fromReturn([text, ToolResultContent.json(value), image]))
+      ;(text as { text: string }).text = "changed"
+      value.list.push(3)
+      ;(image.source as { data: string }).data = "changed"
+      assert.deepStrictEqual(
+        output,
+        ToolOutput.content([
+          ToolResultContent.text("caption"),
+          ToolResultContent.json({ list: [1, 2] }),
+          ToolResultContent.imageBase64(BASE64, "image/png")
+        ])
+      )
+      assert.isTrue(output.content.every((block) => Object.isFrozen(block)))
+      assert.isTrue(Object.isFrozen((output.content[2] as ToolResultContent.Image).source))
+      assert.isTrue(isFrozenPlainJson((output.content[1] as ToolResultContent.Json).value))
+    })
+
+    it("takes a block's kind from its class, not from a _tag field", () => {
+      const block = forged(ToolResultContent.text("a"), { _tag: "Json" })
+      assert.deepStrictEqual(succeeded(ToolOutput.fromReturn(block)).content, [ToolResultContent.text("a")])
+    })
+
+    it("never throws: a proxy as an output, a block or a value fails as unreadable", () => {
+      const trap = {
+        get() {
+          throw new Error("hunter2secret")
+        }
+      }
+      const cases: ReadonlyArray<readonly [unknown, string]> = [
+        [new Proxy(ToolOutput.text("x"), trap), "the value could not be read"],
+        [new Proxy(ToolResultContent.text("x"), trap), "the value could not be read"],
+        [new Proxy([ToolResultContent.text("x")], trap), "the value could not be read"],
+        [ToolOutput.json(new Proxy({}, { ownKeys: trap.get }) as Schema.Json), "content[0]: the value could not be read"]
+      ]
+      for (const [value, reason] of cases) assert.strictEqual(failed(ToolOutput.fromReturn(value)), reason)
+    })
+  })
+
   describe("fromReturn", () => {
-    it("keeps a ToolOutput as the same object", () => {
-      const output = ToolOutput.json({ a: 1 })
-      assert.strictEqual(succeeded(ToolOutput.fromReturn(output)), output)
-      assert.strictEqual(succeeded(ToolOutput.fromReturn(output, () => Result.fail("encoder must not run"))), output)
+    it("keeps a ToolOutput as an equal copy of frozen blocks, and one it made as the same object", () => {
+      const value = { a: [1] }
+      const output = ToolOutput.json(value)
+      const kept = succeeded(ToolOutput.fromReturn(output, () => Result.fail("encoder must not run")))
+      assert.deepStrictEqual(kept, output)
+      assert.notStrictEqual(kept, output)
+      assert.isTrue(Object.isFrozen(kept) && Object.isFrozen(kept.content) && kept.content.every(Object.isFrozen))
+      value.a.push(2)
+      assert.deepStrictEqual(kept, ToolOutput.json({ a: [1] }))
+      assert.strictEqual(succeeded(ToolOutput.fromReturn(kept)), kept)
     })
 
     it("turns a block into one-block content", () => {

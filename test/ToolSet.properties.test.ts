@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Schema } from "effect"
+import { Effect, Exit, Option, Schema } from "effect"
 import { Add } from "../examples/tools.ts"
-import { Tool, ToolResult, ToolSet } from "../src/index.ts"
+import { Tool, ToolExecutionError, ToolOutput, ToolResult, ToolResultContent, ToolSet } from "../src/index.ts"
+import { isFrozenPlainJson } from "./support/frozenJson.ts"
 import { withoutNegativeZero } from "./support/json.ts"
 
 const options = { arbitrary: { runs: 200 } }
@@ -133,4 +134,334 @@ describe("arguments generated from the parameters Schema", () => {
       assert.strictEqual(result.status, "success")
       assert.deepStrictEqual(received, [args])
     }), options)
+})
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Hostile JavaScript: generated values that JSON.stringify would choke on, misreport or read twice.
+// ---------------------------------------------------------------------------------------------------------------------
+
+/** What can be planted in a JSON value; the first four keep it JSON (when read once), the rest make it not JSON. */
+const Plant = Schema.Literals([
+  "undefinedField",
+  "stableGetter",
+  "flippingGetter",
+  "negativeZero",
+  "nan",
+  "bigint",
+  "date",
+  "cycle",
+  "deep",
+  "throwingGetter",
+  "throwingProxy"
+])
+type Plant = typeof Plant.Type
+
+const Planting = Schema.Array(
+  Schema.Struct({ at: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1000 })), plant: Plant })
+).check(Schema.isMaxLength(4))
+
+/** How a tool hands the value back. */
+const Wrapping = Schema.Literals(["bare", "ToolOutput.json", "block", "blocks"])
+
+const deepArrays = (depth: number): unknown => {
+  let value: unknown = []
+  for (let i = 1; i < depth; i++) value = [value]
+  return value
+}
+
+/**
+ * A fresh value built from generated JSON with things planted in its arrays and objects. Built twice from the same
+ * recipe, it gives two values that read alike, once each.
+ */
+const grow = (json: Schema.Json, planting: ReadonlyArray<{ readonly at: number; readonly plant: Plant }>) => {
+  let root: unknown = JSON.parse(JSON.stringify(json))
+  const containers: Array<Record<string, unknown> | Array<unknown>> = []
+  const collect = (value: unknown): void => {
+    const stack = [value]
+    while (stack.length > 0) {
+      const current = stack.pop()
+      if (typeof current === "object" && current !== null) {
+        containers.push(current as Record<string, unknown>)
+        stack.push(...Object.values(current))
+      }
+    }
+  }
+  collect(root)
+  if (containers.length === 0 && planting.length > 0) {
+    root = { root }
+    containers.push(root as Record<string, unknown>)
+  }
+  let json_ = true
+  planting.forEach(({ at, plant }, n) => {
+    const target = containers[at % containers.length]!
+    const key = Array.isArray(target) ? String(target.length) : `planted${n}`
+    let reads = 0
+    const define = (descriptor: PropertyDescriptor) =>
+      Object.defineProperty(target, key, { enumerable: true, configurable: true, ...descriptor })
+    switch (plant) {
+      case "undefinedField":
+        // JSON drops an undefined field, but has no undefined array element.
+        if (Array.isArray(target)) json_ = false
+        define({ value: undefined, writable: true })
+        break
+      case "stableGetter":
+        define({ get: () => "stable" })
+        break
+      case "flippingGetter":
+        define({ get: () => ++reads === 1 ? 1 : 10n })
+        break
+      case "negativeZero":
+        define({ value: -0, writable: true })
+        break
+      case "nan":
+        json_ = false
+        define({ value: Number.NaN, writable: true })
+        break
+      case "bigint":
+        json_ = false
+        define({ value: 10n, writable: true })
+        break
+      case "date":
+        json_ = false
+        define({ value: new Date(0), writable: true })
+        break
+      case "cycle":
+        json_ = false
+        define({ value: containers[0], writable: true })
+        break
+      case "deep":
+        json_ = false
+        define({ value: deepArrays(300), writable: true })
+        break
+      case "throwingGetter":
+        json_ = false
+        define({
+          get: () => {
+            throw new Error("SECRET getter")
+          }
+        })
+        break
+      case "throwingProxy":
+        json_ = false
+        define({
+          value: new Proxy({}, {
+            ownKeys() {
+              throw new Error("SECRET trap")
+            }
+          }),
+          writable: true
+        })
+        break
+    }
+  })
+  return { value: root, containers, isJson: json_ }
+}
+
+const wrap = (value: unknown, wrapping: typeof Wrapping.Type): unknown => {
+  switch (wrapping) {
+    case "bare":
+      return value
+    case "ToolOutput.json":
+      return ToolOutput.json(value as Schema.Json)
+    case "block":
+      return ToolResultContent.json(value as Schema.Json)
+    case "blocks":
+      return [ToolResultContent.text("caption"), ToolResultContent.json(value as Schema.Json)]
+  }
+}
+
+describe("output is one frozen plain JSON copy", () => {
+  it.effect.prop(
+    "whatever a tool returns, the result is success holding a frozen copy equal to its JSON, or kind other",
+    [Schema.Json, Planting, Wrapping],
+    ([json, planting, wrapping]) =>
+      Effect.gen(function*() {
+        const returned = grow(json, planting)
+        const twin = grow(json, planting)
+        const Returning = Tool.make("returning", {
+          description: "Returns the generated value",
+          parameters: Schema.Struct({}),
+          call: () => Effect.sync(() => wrap(returned.value, wrapping))
+        })
+        const exit = yield* Effect.exit(ToolSet.execute(ToolSet.make(Returning), { id: "p", name: "returning", arguments: {} }))
+        assert.isTrue(Exit.isSuccess(exit), "execute failed or died")
+        const result = (exit as Exit.Success<ToolResult.ToolResult>).value
+        assert.strictEqual(typeof ToolOutput.render(result.output), "string")
+        // Top-level `undefined` is no JSON value at all.
+        const expectSuccess = returned.isJson && twin.value !== undefined
+        if (!expectSuccess) {
+          assert.deepStrictEqual(
+            [result.status, Option.getOrUndefined(Option.map(result.error, (error) => error.kind))],
+            ["error", "other"]
+          )
+          assert.deepStrictEqual(ToolOutput.asText(result.output), Option.some("the tool failed"))
+          return
+        }
+        assert.strictEqual(result.status, "success")
+        const content = result.output.content
+        const block = content[content.length - 1]
+        if (wrapping === "bare" && typeof twin.value === "string") {
+          // A string a tool returns is text, not JSON.
+          return assert.deepStrictEqual(content, [ToolResultContent.text(twin.value)])
+        }
+        if (!(block instanceof ToolResultContent.Json)) return assert.fail("expected a Json block last")
+        const expected = JSON.stringify(twin.value)
+        assert.strictEqual(JSON.stringify(block.value), expected)
+        assert.isTrue(isFrozenPlainJson(block.value))
+        // What the tool still holds can change; the result cannot.
+        for (const container of returned.containers) {
+          if (Array.isArray(container)) container.push("later")
+          else if (Object.isExtensible(container)) container["later"] = "later"
+        }
+        assert.strictEqual(JSON.stringify(block.value), expected)
+      }),
+    { arbitrary: { runs: 300 } }
+  )
+})
+
+describe("dispatch is total against hostile JavaScript", () => {
+  const throwing = () =>
+    new Proxy({}, {
+      get() {
+        throw new Error("SECRET trap")
+      },
+      has() {
+        throw new Error("SECRET trap")
+      },
+      ownKeys() {
+        throw new Error("SECRET trap")
+      },
+      getPrototypeOf() {
+        throw new Error("SECRET trap")
+      }
+    })
+  const getter = () => ({
+    get secret(): string {
+      throw new Error("SECRET getter")
+    }
+  })
+  const cyclic = () => {
+    const value: Record<string, unknown> = {}
+    value["self"] = value
+    return value
+  }
+
+  /** What a tool does, by name: every way a JavaScript tool can break the contract. */
+  const behaviours: Record<string, () => unknown> = {
+    ok: () => Effect.succeed("ok"),
+    returnsProxy: () => Effect.succeed(throwing()),
+    returnsGetter: () => Effect.succeed(getter()),
+    returnsCycleBlock: () => Effect.succeed(ToolOutput.json(cyclic() as Schema.Json)),
+    returnsBadBlock: () => Effect.succeed(new ToolResultContent.Text({ text: 5 as never })),
+    returnsDeep: () => Effect.succeed(deepArrays(5000)),
+    callIsProxy: () => throwing(),
+    callThrows: () => {
+      throw throwing()
+    },
+    callReturnsPromise: () => Promise.resolve(1),
+    failsWithProxy: () => Effect.fail(throwing()),
+    diesWithProxy: () => Effect.die(throwing()),
+    failsWithBareError: () => Effect.fail(Object.create(ToolExecutionError.ToolExecutionError.prototype)),
+    failsWithBadKind: () => Effect.fail(new ToolExecutionError.ToolExecutionError({ kind: 5, message: {} } as never)),
+    failsWithBadOutput: () =>
+      Effect.fail(Object.assign(ToolExecutionError.provider("p"), { modelOutput: ToolOutput.json(cyclic() as Schema.Json) }))
+  }
+  const Behaviour = Schema.Literals([...Object.keys(behaviours), "missing"])
+  const hostileSet = ToolSet.make(
+    ...Object.entries(behaviours).map(([name, behave]) =>
+      Tool.make(name, {
+        description: name,
+        parameters: Schema.Record(Schema.String, Schema.Unknown),
+        mapError: () => throwing() as never,
+        call: () => behave() as Effect.Effect<unknown>
+      })
+    )
+  )
+
+  const argumentsOf = {
+    object: () => ({ a: 1 }),
+    text: () => "{\"a\":1}",
+    garbage: () => "{not json",
+    proxy: throwing,
+    getter,
+    cyclic,
+    deep: () => ({ a: deepArrays(5000) }),
+    array: () => [1],
+    bigint: () => 1n
+  }
+  const Arguments = Schema.Literals(Object.keys(argumentsOf) as Array<keyof typeof argumentsOf>)
+  const Shape = Schema.Literals(["plain", "proxy", "null", "number", "numericFields"])
+  const Call = Schema.Struct({ behaviour: Behaviour, args: Arguments, shape: Shape })
+  const List = Schema.Struct({
+    calls: Schema.Array(Call).check(Schema.isMaxLength(8)),
+    // Where the list throws while it is read, if it does.
+    throwsAt: Schema.UndefinedOr(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 8 }))),
+    concurrency: Schema.Literals([1, 3, "unbounded"])
+  })
+
+  const build = (spec: typeof Call.Type, i: number): unknown => {
+    const args = argumentsOf[spec.args]()
+    switch (spec.shape) {
+      case "plain":
+        return { id: `c${i}`, name: spec.behaviour, arguments: args }
+      case "proxy":
+        return throwing()
+      case "null":
+        return null
+      case "number":
+        return i
+      case "numericFields":
+        return { id: i, name: i, arguments: args }
+    }
+  }
+
+  it.effect.prop(
+    "every call read ends in exactly one result, the unread rest in one more, and executeAll never fails or dies",
+    [List],
+    ([list]) =>
+      Effect.gen(function*() {
+        const calls = list.calls.map(build)
+        const throwsAt = list.throwsAt !== undefined && list.throwsAt <= calls.length ? list.throwsAt : undefined
+        const iterable: Iterable<unknown> = {
+          *[Symbol.iterator]() {
+            for (let i = 0; i < calls.length; i++) {
+              if (i === throwsAt) throw throwing()
+              yield calls[i]
+            }
+            if (throwsAt === calls.length) throw throwing()
+          }
+        }
+        const exit = yield* Effect.exit(
+          ToolSet.executeAll(hostileSet, iterable as Iterable<never>, { concurrency: list.concurrency })
+        )
+        assert.isTrue(Exit.isSuccess(exit), `executeAll failed or died: ${String(exit)}`)
+        const results = (exit as Exit.Success<Array<ToolResult.ToolResult>>).value
+        const read = throwsAt ?? calls.length
+        assert.strictEqual(results.length, read + (throwsAt === undefined ? 0 : 1))
+        results.forEach((result, i) => {
+          assert.isTrue(ToolResult.isToolResult(result))
+          assert.include(["success", "error", "denied"], result.status)
+          assert.strictEqual(result.status === "success", Option.isNone(result.error))
+          assert.isTrue(ToolOutput.isToolOutput(result.output) && result.output.content.length >= 1)
+          assert.strictEqual(typeof ToolOutput.render(result.output), "string")
+          if (Option.isSome(result.error)) {
+            const error = result.error.value
+            assert.include(ToolExecutionError.kinds, error.kind)
+            assert.strictEqual(typeof error.message, "string")
+            assert.strictEqual(result.output, error.modelOutput)
+          }
+          const spec = list.calls[i]
+          const expectedId = i < read && spec?.shape === "plain" ? `c${i}` : ""
+          assert.deepStrictEqual([result.callId, typeof result.name], [expectedId, "string"])
+        })
+        if (throwsAt !== undefined) {
+          const rest = results[read]!
+          assert.deepStrictEqual(
+            [rest.callId, rest.name, Option.getOrUndefined(Option.map(rest.error, (error) => error.kind))],
+            ["", "", "invalid_args"]
+          )
+        }
+      }),
+    { arbitrary: { runs: 150 } }
+  )
 })

@@ -826,7 +826,7 @@ describe("output conversion", () => {
       assert.deepStrictEqual(tagged, [ToolResultContent.json({ _tag: "Text", text: "hi" })])
     }))
 
-  it.effect("a block, an array of blocks and a ToolOutput stay rich", () =>
+  it.effect("a block, an array of blocks and a ToolOutput stay rich, as equal copies of frozen blocks", () =>
     Effect.gen(function*() {
       const image = ToolResultContent.imageUrl("https://example.com/a.png", "image/png")
       assert.deepStrictEqual(yield* contentOf(returning("one", () => image)), [image])
@@ -834,7 +834,9 @@ describe("output conversion", () => {
       assert.deepStrictEqual(yield* contentOf(returning("many", () => blocks)), blocks)
       const output = ToolOutput.content([ToolResultContent.audio("AAAA", "audio/wav")])
       const result = yield* ToolSet.execute(ToolSet.make(returning("out", () => output)), call("out", {}))
-      assert.strictEqual(result.output, output)
+      assert.deepStrictEqual(result.output, output)
+      assert.notStrictEqual(result.output.content[0], output.content[0])
+      assert.isTrue(Object.isFrozen(result.output.content[0]))
     }))
 
   it.effect("JSON values become one Json block; undefined fields are dropped", () =>

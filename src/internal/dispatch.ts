@@ -7,15 +7,15 @@
  *   3. decode with the Schema      → invalid_args (every failing path and what was expected)
  *   4. run `call` with a fresh ToolContext, under the tool's timeout
  *                                  → mapError / other / cancelled / timeout
- *   5. convert the return value into a ToolOutput
- *                                  → other (the value cannot be encoded)
+ *   5. convert the return value into a ToolOutput: one frozen plain JSON copy, read once under the output limits
+ *                                  → other (the value cannot be encoded, is not JSON, or exceeds a limit)
  *   6. build the ToolResult; record metrics, and a span when a tracing backend is installed
  *
  * Everything a call can reuse is computed once per tool, in its `Plan`. A Schema parser answers a successful
  * synchronous parse with an `Exit`, and a tool that answers with `Effect.succeed` returns one too: the common path
  * needs no fiber steps beyond the one `execute` already runs on.
  */
-import { Cause, Clock, Context, Duration, Effect, Exit, Option, References, Result, Schema, SchemaAST, Tracer } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Exit, Option, References, Result, SchemaAST, Tracer } from "effect"
 import { SchemaJITCompiler } from "effect/schema"
 import * as SchemaParser from "effect/SchemaParser"
 import type * as SchemaIssue from "effect/SchemaIssue"
@@ -27,8 +27,9 @@ import * as ToolExecutionError from "../ToolExecutionError.ts"
 import * as ToolOutput from "../ToolOutput.ts"
 import { ToolResult } from "../ToolResult.ts"
 import { describeError } from "./describe.ts"
+import { jsonCodec } from "./codec.ts"
 import { formatIssues } from "./issues.ts"
-import { defaultLimits, type JsonLimits, parseArguments, toJsonValue } from "./json.ts"
+import { defaultLimits, defaultOutputLimits, type JsonLimits, parseArguments } from "./json.ts"
 import { annotateSpan, ToolMetrics, unknownToolName } from "./telemetry.ts"
 
 /** Per-call options of `execute`. */
@@ -37,7 +38,22 @@ export interface ExecuteOptions {
   readonly maxArgumentBytes?: number | undefined
   /** The deepest nesting of arrays and objects in the arguments. Default 64. */
   readonly maxArgumentDepth?: number | undefined
+  /**
+   * The most bytes of JSON text in a Json value of the output (counted as `JSON.stringify` would write it, in UTF-8,
+   * over-estimating numbers and separators by a few bytes). Default 8 MiB.
+   */
+  readonly maxOutputBytes?: number | undefined
+  /** The deepest nesting of arrays and objects in a Json value of the output. Default 128. */
+  readonly maxOutputDepth?: number | undefined
 }
+
+/** The limits of one call: on its arguments, and on the JSON in its output. */
+export interface CallLimits {
+  readonly arguments: JsonLimits
+  readonly output: JsonLimits
+}
+
+const defaultCallLimits: CallLimits = { arguments: defaultLimits, output: defaultOutputLimits }
 
 /** Why an output could not be encoded: the reason for operators, and what was thrown, if anything. */
 interface EncodeFailure {
@@ -49,8 +65,8 @@ interface EncodeFailure {
 interface Plan {
   readonly tool: Tool.Any
   readonly decode: (input: unknown) => Effect.Effect<unknown, SchemaIssue.Issue>
-  /** Encodes a return value with the `success` Schema's JSON codec, into JSON. */
-  readonly encode: ((value: unknown) => Result.Result<Schema.Json, EncodeFailure>) | undefined
+  /** Encodes a return value with the `success` Schema's JSON codec; the output conversion copies what it makes. */
+  readonly encode: ((value: unknown) => Result.Result<unknown, EncodeFailure>) | undefined
   readonly timeoutMs: number | undefined
   readonly metrics: ToolMetrics
 }
@@ -79,9 +95,15 @@ const decoderOf = (schema: Tool.AnySchema, onExcessProperty: "ignore" | "error")
     decoders.set(schema, bySetting)
   }
   if (bySetting[onExcessProperty] === undefined) {
-    const codec = Schema.toCodecJson(schema)
+    const codec = jsonCodec(schema)
     SchemaJITCompiler.enable(codec.ast)
-    bySetting[onExcessProperty] = SchemaParser.decodeUnknownEffect(codec, { errors: "all", onExcessProperty })
+    // `reportInput` keeps on each issue the value it is about, which `formatIssues` needs to tell a message built
+    // from that value (and so never shown) from a constant one; the values themselves are never printed.
+    bySetting[onExcessProperty] = SchemaParser.decodeUnknownEffect(codec, {
+      errors: "all",
+      onExcessProperty,
+      reportInput: true
+    })
   }
   return bySetting[onExcessProperty]
 }
@@ -96,68 +118,27 @@ const encoderOf = (schema: Tool.AnySchema): NonNullable<Plan["encode"]> => {
 }
 
 const makeEncoder = (schema: Tool.AnySchema): NonNullable<Plan["encode"]> => {
-  const codec = Schema.toCodecJson(schema)
+  // The same codec as the arguments': a non-finite number fails to encode (kind `other`) instead of reaching the
+  // model as the string "NaN", which the tool's `outputSchema` (`{"type":"number"}`) does not allow.
+  const codec = jsonCodec(schema)
   SchemaJITCompiler.enable(SchemaAST.flip(codec.ast))
   const options = { errors: "all" } as const
   const encodeEffect = SchemaParser.encodeUnknownEffect(codec, options)
   const encodeExit = SchemaParser.encodeUnknownExit(codec, options)
-  const checkJson = mayEncodeNonJson(SchemaAST.toEncoded(codec.ast))
+  // What the codec makes is not trusted as it is: a Schema may pass values through (`Any`, `Unknown`, `Json`), keep
+  // references to what the tool returned, or, recursive, build values of any depth. The output conversion copies it
+  // once under the call's limits, which costs no more than checking it would.
   return (value) => {
     // The parser answers a plain successful encoding with an Exit; anything else (a failure, an async step) goes
     // through its synchronous runner, which reports an async encoding as an issue.
     const first = encodeEffect(value)
     const exit = Exit.isExit(first) ? first : encodeExit(value)
-    if (Exit.isSuccess(exit)) {
-      if (!checkJson) return Result.succeed(exit.value as Schema.Json)
-      return Result.mapError(toJsonValue(exit.value), (reason) => ({ reason }))
-    }
+    if (Exit.isSuccess(exit)) return Result.succeed(exit.value)
     const issue = Cause.findErrorOption(exit.cause as Cause.Cause<SchemaIssue.Issue>)
     return Option.isSome(issue)
       ? Result.fail({ reason: `the output does not match the success Schema:\n${formatIssues(issue.value)}` })
       : Result.fail({ reason: "encoding with the success Schema failed", cause: Cause.squash(exit.cause) })
   }
-}
-
-/**
- * Whether the encoded side of a JSON codec can hold something that is not JSON, so its output must be checked.
- * The JSON codec turns numbers, dates, declarations and unknowns into JSON or fails; only nodes outside this list
- * (`Any`, say) pass values through unchecked.
- */
-const mayEncodeNonJson = (root: SchemaAST.AST): boolean => {
-  const seen = new Set<SchemaAST.AST>()
-  const stack: Array<SchemaAST.AST> = [root]
-  while (stack.length > 0) {
-    const ast = stack.pop()!
-    if (seen.has(ast)) continue
-    seen.add(ast)
-    switch (ast._tag) {
-      case "Null":
-      case "String":
-      case "Number":
-      case "Boolean":
-      case "Literal":
-      case "Enum":
-      case "TemplateLiteral":
-      case "Never":
-        break
-      case "Objects":
-        for (const signature of ast.propertySignatures) stack.push(signature.type)
-        for (const signature of ast.indexSignatures) stack.push(signature.type)
-        break
-      case "Arrays":
-        stack.push(...ast.elements, ...ast.rest)
-        break
-      case "Union":
-        stack.push(...ast.types)
-        break
-      case "Suspend":
-        stack.push(ast.thunk())
-        break
-      default:
-        return true
-    }
-  }
-  return false
 }
 
 const makePlan = (tool: Tool.Any): Plan => {
@@ -202,7 +183,7 @@ export const lookup = (registry: Registry, name: string): Tool.Any | undefined =
 export const dispatch = (
   registry: Registry,
   call: ToolCall.ToolCall,
-  limits: JsonLimits
+  limits: CallLimits
 ): Effect.Effect<ToolResult, never, any> =>
   Effect.withFiber((fiber) => {
     const self = new Call(registry, call, limits, fiber.context)
@@ -247,7 +228,7 @@ const bounded = (name: string): string => {
 class Call {
   readonly startedAt = performance.now()
   readonly registry: Registry
-  readonly limits: JsonLimits
+  readonly limits: CallLimits
   readonly fiberContext: Context.Context<never>
   readonly id: string
   readonly name: string
@@ -257,7 +238,7 @@ class Call {
   constructor(
     registry: Registry,
     call: ToolCall.ToolCall,
-    limits: JsonLimits,
+    limits: CallLimits,
     fiberContext: Context.Context<never>
   ) {
     this.registry = registry
@@ -314,10 +295,58 @@ class Call {
 
 const noMetadata: Context.Context<never> = Context.empty()
 
+/**
+ * Runs a batch of calls, results in call order whatever order they finish in. Never fails, never dies.
+ *
+ * The list is read once, when the Effect runs, before any call starts. An entry that is not a call is a call with an
+ * empty id and name (not_found). A list that cannot be read to its end (an iterable that throws part-way, something
+ * that is not iterable) keeps the calls read before the failure, which run as usual, and ends with one more result
+ * for its unreadable rest: empty callId and name, kind `invalid_args`. Nothing read is lost, and nothing unread is
+ * silently dropped. `null` and `undefined` hold no calls.
+ */
+export const dispatchAll = (
+  registry: Registry,
+  calls: Iterable<ToolCall.ToolCall> | null | undefined,
+  limits: CallLimits,
+  concurrency: number | "unbounded"
+): Effect.Effect<Array<ToolResult>, never, any> =>
+  Effect.suspend(() => {
+    const read: Array<ToolCall.ToolCall> = []
+    let complete = true
+    if (calls !== null && calls !== undefined) {
+      try {
+        for (const call of calls) read.push(call)
+      } catch {
+        complete = false
+      }
+    }
+    const results = Effect.forEach(read, (call) => dispatch(registry, call, limits), { concurrency })
+    if (complete) return results
+    return Effect.flatMap(results, (results) =>
+      Effect.withFiber((fiber) => {
+        const rest = new Call(registry, unreadableRest, limits, fiber.context)
+        results.push(rest.fail(undefined, ToolExecutionError.invalidArgs(unreadableRestMessage)))
+        return Effect.succeed(results)
+      }))
+  })
+
+const unreadableRest: ToolCall.ToolCall = { id: "", name: "", arguments: undefined }
+
+const unreadableRestMessage =
+  "the list of tool calls could not be read to its end: the calls before that point ran, the rest are unknown"
+
+/** A concurrency the host set: a whole number of one or more, or "unbounded"; anything else runs one at a time. */
+export const concurrencyOf = (concurrency: unknown): number | "unbounded" =>
+  concurrency === "unbounded"
+    ? concurrency
+    : typeof concurrency === "number" && concurrency >= 1 && concurrency <= Number.MAX_SAFE_INTEGER
+    ? Math.floor(concurrency)
+    : 1
+
 /** Steps 1 to 3: look up, parse, decode. */
 const run = (self: Call): Effect.Effect<ToolResult, never, any> => {
   const plan = self.registry.byName.get(self.name)
-  const parsed = parseArguments(self.args, self.limits)
+  const parsed = parseArguments(self.args, self.limits.arguments)
   self.args = parsed.value
   if (plan === undefined) return Effect.succeed(self.fail(undefined, notFound(self.registry, self.name)))
   if (Result.isFailure(parsed.result)) {
@@ -337,17 +366,36 @@ const run = (self: Call): Effect.Effect<ToolResult, never, any> => {
 const notFound = (registry: Registry, name: string): ToolExecutionError.ToolExecutionError =>
   ToolExecutionError.notFound(`tool \`${bounded(name)}\` not found; ${registry.available}`)
 
-/** The argument limits of a call's options; resolved once per `execute` or `executeAll`, not per call. */
-export const limitsOf = (options: ExecuteOptions | undefined): JsonLimits =>
-  options === undefined || (options.maxArgumentBytes === undefined && options.maxArgumentDepth === undefined)
-    ? defaultLimits
-    : {
-      maxBytes: limit(options.maxArgumentBytes, defaultLimits.maxBytes),
-      maxDepth: limit(options.maxArgumentDepth, defaultLimits.maxDepth)
+/**
+ * The limits of a call's options; resolved once per `execute` or `executeAll`, not per call. Options that cannot be
+ * read (a throwing getter) are the defaults: the options belong to the host, but a dead dispatch is never the answer.
+ */
+export const limitsOf = (options: ExecuteOptions | undefined): CallLimits => {
+  if (options === undefined) return defaultCallLimits
+  let maxArgumentBytes: unknown, maxArgumentDepth: unknown, maxOutputBytes: unknown, maxOutputDepth: unknown
+  try {
+    ;({ maxArgumentBytes, maxArgumentDepth, maxOutputBytes, maxOutputDepth } = options)
+  } catch {
+    return defaultCallLimits
+  }
+  if (
+    maxArgumentBytes === undefined && maxArgumentDepth === undefined && maxOutputBytes === undefined &&
+    maxOutputDepth === undefined
+  ) return defaultCallLimits
+  return {
+    arguments: maxArgumentBytes === undefined && maxArgumentDepth === undefined ? defaultLimits : {
+      maxBytes: limit(maxArgumentBytes, defaultLimits.maxBytes),
+      maxDepth: limit(maxArgumentDepth, defaultLimits.maxDepth)
+    },
+    output: maxOutputBytes === undefined && maxOutputDepth === undefined ? defaultOutputLimits : {
+      maxBytes: limit(maxOutputBytes, defaultOutputLimits.maxBytes),
+      maxDepth: limit(maxOutputDepth, defaultOutputLimits.maxDepth)
     }
+  }
+}
 
 /** A limit the host set: a whole number of zero or more; anything else (NaN, a negative, a string) is the default. */
-const limit = (value: number | undefined, fallback: number): number =>
+const limit = (value: unknown, fallback: number): number =>
   typeof value === "number" && value >= 0 && Number.isFinite(value) ? Math.floor(value) : fallback
 
 /** Steps 4 to 6: run `call` with a fresh ToolContext under the tool's timeout, convert its output, build the result. */
@@ -368,22 +416,34 @@ const runTool = (
     return Effect.succeed(self.fail(plan, error))
   }
   let program: Effect.Effect<unknown, unknown, any>
+  let returned: "effect" | "success" | "failure" | "other"
+  let settled: unknown
   try {
     program = plan.tool.call(decoded.value as never)
+    // Telling what came back reads it (`in` checks, an Exit's fields): a proxy's traps may throw there too.
+    if (!Effect.isEffect(program)) returned = "other"
+    else if (!Exit.isExit(program)) returned = "effect"
+    else if (Exit.isSuccess(program)) {
+      returned = "success"
+      settled = program.value
+    } else {
+      returned = "failure"
+      settled = program.cause
+    }
   } catch (defect) {
     // A `call` that throws before it returns an Effect is a defect like any other.
     return Effect.succeed(self.fail(plan, defectError(defect)))
   }
-  if (!Effect.isEffect(program)) {
-    // A runtime-built or JavaScript tool can return anything, a Promise say: that is a defect, not a dead dispatch.
-    return Effect.succeed(self.fail(plan, defectError(new TypeError("the tool's call did not return an Effect"))))
-  }
   // A tool that answered with an Exit (`Effect.succeed`, `Effect.fail`) has already finished: nothing runs, so there
   // is no context to provide, no timeout to arm and no metadata to keep.
-  if (Exit.isExit(program)) {
-    return Effect.succeed(
-      Exit.isSuccess(program) ? succeeded(self, plan, program.value, undefined) : failed(self, plan, program.cause, undefined)
-    )
+  switch (returned) {
+    case "success":
+      return Effect.succeed(succeeded(self, plan, settled, undefined))
+    case "failure":
+      return Effect.succeed(failed(self, plan, settled as Cause.Cause<unknown>, undefined))
+    case "other":
+      // A runtime-built or JavaScript tool can return anything, a Promise say: that is a defect, not a dead dispatch.
+      return Effect.succeed(self.fail(plan, defectError(new TypeError("the tool's call did not return an Effect"))))
   }
   const context = new CallContext(self.id, plan.tool.name)
   // One context change per call: the ToolContext, and the call's span as the parent of the tool's own spans.
@@ -409,23 +469,23 @@ const runTool = (
 }
 
 /** Step 5 and 6 for a tool that succeeded: convert its output, keep its metadata. */
-const succeeded = (self: Call, plan: Plan, value: unknown, context: CallContext | undefined): ToolResult =>
-  inspecting(self, plan, context, () => {
-    const output = ToolOutput.fromReturn(value, plan.encode)
-    if (Result.isFailure(output)) {
-      context?.seal(false)
-      const failure = typeof output.failure === "string" ? { reason: output.failure } : output.failure
-      return self.fail(
-        plan,
-        ToolExecutionError.makeSafe(
-          "other",
-          `tool \`${plan.tool.name}\` returned an output that cannot be encoded: ${failure.reason}`,
-          failure.cause
-        )
+const succeeded = (self: Call, plan: Plan, value: unknown, context: CallContext | undefined): ToolResult => {
+  // Total: whatever the value does when it is read ends in an output or a failure, never in a throw.
+  const output = ToolOutput.fromReturn(value, plan.encode, self.limits.output)
+  if (Result.isFailure(output)) {
+    context?.seal(false)
+    const failure = typeof output.failure === "string" ? { reason: output.failure } : output.failure
+    return self.fail(
+      plan,
+      ToolExecutionError.makeSafe(
+        "other",
+        `tool \`${plan.tool.name}\` returned an output that cannot be encoded: ${failure.reason}`,
+        failure.cause
       )
-    }
-    return self.finish(plan, "success", output.success, Option.none(), context?.seal(true) ?? noMetadata)
-  })
+    )
+  }
+  return self.finish(plan, "success", output.success, Option.none(), context?.seal(true) ?? noMetadata)
+}
 
 /** Step 6 for a tool that failed: fold the cause into one error. */
 const failed = (self: Call, plan: Plan, cause: Cause.Cause<unknown>, context: CallContext | undefined): ToolResult =>
@@ -476,8 +536,9 @@ const fromCause = (plan: Plan, cause: Cause.Cause<unknown>): ToolExecutionError.
       return ToolExecutionError.makeSafe("timeout", `tool \`${plan.tool.name}\` timed out after ${error.timeoutMs} ms`)
     }
     if (error instanceof MissingToolContext) return ToolExecutionError.other(error.message)
-    // Already folded by the tool author: it passes through, whatever the tool's mapError does with other errors.
-    if (ToolExecutionError.isToolExecutionError(error)) return error
+    // Already folded by the tool author: it passes through, whatever the tool's mapError does with other errors, made
+    // whole again if JavaScript changed its fields (a missing or invalid modelOutput becomes the kind's safe default).
+    if (ToolExecutionError.isToolExecutionError(error)) return ToolExecutionError.fromError(error)
     let mapped: unknown
     try {
       mapped = plan.tool.mapError(error as never)
@@ -485,7 +546,8 @@ const fromCause = (plan: Plan, cause: Cause.Cause<unknown>): ToolExecutionError.
       return ToolExecutionError.makeSafe("other", `the mapError of tool \`${plan.tool.name}\` threw`, defect)
     }
     // JavaScript callers are not held to the signature: anything else would leave the result without an output.
-    return ToolExecutionError.isToolExecutionError(mapped) ? mapped : ToolExecutionError.makeSafe(
+    if (ToolExecutionError.isToolExecutionError(mapped)) return ToolExecutionError.fromError(mapped)
+    return ToolExecutionError.makeSafe(
       "other",
       `the mapError of tool \`${plan.tool.name}\` returned ${describeError(mapped)}, not a ToolExecutionError`,
       error

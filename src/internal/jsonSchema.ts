@@ -4,6 +4,7 @@
  * on objects, and an object with `properties` and `required` at the top of every parameters schema.
  */
 import { Schema, SchemaAST } from "effect"
+import { finiteNumbers } from "./codec.ts"
 
 /** A JSON Schema object. */
 export type JsonSchema = { readonly [key: string]: unknown }
@@ -13,10 +14,12 @@ const defsPrefix = "#/$defs/"
 /**
  * The JSON Schema of a Schema's JSON-encoded side (the side the model writes and dispatch decodes), normalized.
  * Definitions are inlined where they are not recursive; recursive ones stay in a root `$defs`, which any
- * draft 2020-12 resolver finds.
+ * draft 2020-12 resolver finds. It describes the codec dispatch uses (see `codec.ts`), so a number is
+ * `{"type":"number"}` and keeps its checks and annotations, where Effect's own codec says "a number, or one of the
+ * strings NaN, Infinity, -Infinity" and drops them.
  */
 export const toJsonSchema = (schema: Schema.Top): JsonSchema => {
-  const document = Schema.toJsonSchemaDocument(schema)
+  const document = Schema.toJsonSchemaDocument(finiteNumbers(schema))
   const definitions = document.definitions as Record<string, JsonSchema>
   const recursive = findRecursive(definitions)
   const normalize = (node: unknown, expanding: ReadonlySet<string>): unknown => {

@@ -1,8 +1,33 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result, Schema } from "effect"
-import { defaultLimits, type JsonLimits, parseArguments, toJsonValue } from "../../src/internal/json.ts"
+import {
+  copyJson,
+  defaultLimits,
+  defaultOutputLimits,
+  type JsonLimits,
+  parseArguments,
+  toJsonValue,
+  utf8LengthExceeds
+} from "../../src/internal/json.ts"
+import { isFrozenPlainJson } from "../support/frozenJson.ts"
 
 const limits = (overrides: Partial<JsonLimits>): JsonLimits => ({ ...defaultLimits, ...overrides })
+
+/** UTF-16 code units, often the ones where byte counts go wrong: surrogates, escapes, the edges of each UTF-8 length. */
+const CodeUnits = Schema.Array(
+  Schema.Union([
+    Schema.Literals([0x0, 0x1f, 0x22, 0x5c, 0x41, 0x7f, 0x80, 0x7ff, 0x800, 0x4e00, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0xffff]),
+    Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 0xffff }))
+  ])
+)
+
+/** Whether every number in a JSON value is an integer, the numbers whose text `copyJson` counts exactly. */
+const integersOnly = (value: unknown): boolean =>
+  typeof value === "number"
+    ? Number.isInteger(value) && Math.abs(value) < 1e21
+    : typeof value === "object" && value !== null
+    ? Object.values(value).every(integersOnly)
+    : true
 
 const utf8Bytes = (text: string): number => new TextEncoder().encode(text).length
 
@@ -29,11 +54,42 @@ describe("internal/json", () => {
       assert.deepStrictEqual(parsed.result, Result.succeed({ city: "Paris", days: [1, 2] }))
     })
 
-    it("takes an already-parsed object as it is", () => {
-      const input = { city: "Paris" }
+    it("reads an already-parsed object into a frozen copy, which is both the value and the result", () => {
+      const input = { city: "Paris", days: [1, { n: 2 }] }
       const parsed = parseArguments(input, defaultLimits)
-      assert.strictEqual(parsed.value, input)
-      assert.isTrue(Result.isSuccess(parsed.result) && parsed.result.success === input)
+      assert.deepStrictEqual(parsed.value, input)
+      assert.notStrictEqual(parsed.value, input)
+      assert.isTrue(Result.isSuccess(parsed.result) && parsed.result.success === parsed.value)
+      assert.isTrue(isFrozenPlainJson(parsed.value))
+      input.days.push(3)
+      assert.deepStrictEqual(parsed.value, { city: "Paris", days: [1, { n: 2 }] })
+    })
+
+    it("reads each field of an already-parsed value once: a getter cannot pass the check and change after it", () => {
+      let reads = 0
+      const input = {
+        get shape(): unknown {
+          reads++
+          // Shallow on the first read, 5000 levels deep on every later one.
+          return reads === 1 ? 1 : nestedArrays(5000)
+        }
+      }
+      const parsed = parseArguments(input, defaultLimits)
+      assert.strictEqual(reads, 1)
+      assert.deepStrictEqual(parsed.result, Result.succeed({ shape: 1 }))
+      const deepFirst = {
+        get shape(): unknown {
+          return nestedArrays(5000)
+        }
+      }
+      assert.include(parseErrorOf(deepFirst), "64 levels")
+    })
+
+    it("holds an already-parsed value to the byte limit, as its JSON text would be", () => {
+      const input = { s: "é".repeat(10) } // {"s":"éééééééééé"}: 28 bytes
+      assert.strictEqual(utf8Bytes(JSON.stringify(input)), 28)
+      assert.isTrue(Result.isSuccess(parseArguments(input, limits({ maxBytes: 28 })).result))
+      assert.include(parseErrorOf(input, limits({ maxBytes: 27 })), "larger than 27 bytes")
     })
 
     it("reads empty text, whitespace, null text, null and undefined as {}", () => {
@@ -114,6 +170,25 @@ describe("internal/json", () => {
       }
     })
 
+    it("counts a lone surrogate as the three bytes of U+FFFD, and a pair only when a low surrogate follows", () => {
+      // "\ud800\u4e00" encodes as EF BF BD E4 B8 80: 6 bytes, not the 4 of a pair.
+      for (const [text, bytes] of [["\ud800\u4e00", 6], ["\ud800", 3], ["\udc00\ud800", 6], ["😀", 4], ["\ud800😀", 7]] as const) {
+        assert.strictEqual(utf8Bytes(text), bytes, text)
+        assert.isFalse(utf8LengthExceeds(text, bytes), text)
+        assert.isTrue(utf8LengthExceeds(text, bytes - 1), text)
+      }
+      assert.include(parseErrorOf("{\"a\":\"\ud800\u4e00\"}", limits({ maxBytes: 13 })), "larger than 13 bytes")
+    })
+
+    it.prop(
+      "decides the byte limit as UTF-8 encoding would, for any string, lone surrogates included",
+      [CodeUnits, Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 64 }))],
+      ([units, limit]) => {
+        const text = String.fromCharCode(...units)
+        assert.strictEqual(utf8LengthExceeds(text, limit), utf8Bytes(text) > limit)
+      }
+    )
+
     it("rejects text over maxBytes even when its character count is under the limit", () => {
       const text = `{"a":"${"€".repeat(100)}"}`
       assert.isTrue(text.length < 200)
@@ -179,11 +254,18 @@ describe("internal/json", () => {
       assert.isTrue(Result.isFailure(parseArguments(mutual, limits({ maxDepth: 1000 })).result))
     })
 
-    it("accepts a shared, acyclic sub-value reached along many paths", () => {
-      // A diamond lattice: 40 levels, each pointing twice at the next. Walking every path would take 2^40 steps.
-      let node: Record<string, unknown> = { leaf: true }
-      for (let i = 0; i < 40; i++) node = { left: node, right: node }
-      assert.isTrue(Result.isSuccess(parseArguments(node, defaultLimits).result))
+    it("counts a shared sub-value once per place it appears, as its text would, and stops at the byte limit", () => {
+      // A diamond lattice: each level points twice at the next. 40 levels are 2^40 paths, and terabytes of text:
+      // the walk stops at the byte limit, long before it has seen every path.
+      const lattice = (levels: number) => {
+        let node: Record<string, unknown> = { leaf: true }
+        for (let i = 0; i < levels; i++) node = { left: node, right: node }
+        return node
+      }
+      assert.include(parseErrorOf(lattice(40)), "larger than 1048576 bytes")
+      const small = lattice(6)
+      const parsed = parseArguments(small, defaultLimits)
+      assert.deepStrictEqual(parsed.result, Result.succeed(JSON.parse(JSON.stringify(small))))
     })
 
     it("keeps __proto__ keys as own data keys and never changes a prototype", () => {
@@ -206,10 +288,22 @@ describe("internal/json", () => {
       for (const value of values) assert.deepStrictEqual(toJsonValue(value), Result.succeed(value))
     })
 
-    it("returns the same object when nothing is dropped", () => {
+    it("returns an equal, deeply frozen copy, and a copy it made as the same object", () => {
       const value = { a: [1, { b: "c" }] }
       const result = toJsonValue(value)
-      assert.isTrue(Result.isSuccess(result) && result.success === value)
+      if (Result.isFailure(result)) assert.fail(result.failure)
+      assert.deepStrictEqual(result.success, value)
+      assert.notStrictEqual(result.success, value)
+      assert.isTrue(isFrozenPlainJson(result.success))
+      const again = toJsonValue(result.success)
+      assert.isTrue(Result.isSuccess(again) && again.success === result.success)
+    })
+
+    it("gives a copy made under raised limits a second look", () => {
+      const deep = nestedArrays(200)
+      const copied = copyJson(deep, { maxBytes: defaultOutputLimits.maxBytes, maxDepth: 1000 })
+      if (Result.isFailure(copied)) assert.fail(copied.failure._tag)
+      assert.deepStrictEqual(toJsonValue(copied.success), Result.fail("the output is nested deeper than 128 levels"))
     })
 
     it("drops undefined object fields, as JSON does, without touching the input", () => {
@@ -281,16 +375,54 @@ describe("internal/json", () => {
       }
     })
 
-    it("walks very deep values without a RangeError", () => {
-      assert.isTrue(Result.isSuccess(toJsonValue(nestedArrays(200_000))))
-      const deepWithHole: Record<string, unknown> = { a: undefined }
-      let value: unknown = deepWithHole
-      for (let i = 0; i < 200_000; i++) value = [value]
-      assert.isTrue(Result.isSuccess(toJsonValue(value)))
+    it("accepts 128 levels and rejects deeper values, even 200000 levels, without a RangeError", () => {
+      assert.isTrue(Result.isSuccess(toJsonValue(nestedArrays(128))))
+      for (const depth of [129, 200_000]) {
+        assert.deepStrictEqual(toJsonValue(nestedArrays(depth)), Result.fail("the output is nested deeper than 128 levels"))
+      }
+      // What V8's own JSON.stringify cannot do.
+      assert.throws(() => JSON.stringify(JSON.parse("[".repeat(10_000) + "]".repeat(10_000))), RangeError)
+    })
+
+    it("rejects values over 8 MiB of JSON text, counting escapes and UTF-8 bytes", () => {
+      const limit = defaultOutputLimits.maxBytes
+      // ["…"]: 4 bytes around the string.
+      assert.isTrue(Result.isSuccess(toJsonValue(["a".repeat(limit - 4)])))
+      assert.deepStrictEqual(
+        toJsonValue(["a".repeat(limit - 3)]),
+        Result.fail(`the output is larger than ${limit} bytes of JSON text`)
+      )
+      // Each "\n" is two bytes of text, each "€" three.
+      assert.isTrue(Result.isSuccess(toJsonValue(["\n".repeat((limit - 4) / 2)])))
+      assert.isTrue(Result.isFailure(toJsonValue(["\n".repeat((limit - 4) / 2 + 1)])))
+      assert.isTrue(Result.isFailure(toJsonValue(["€".repeat(Math.ceil((limit - 3) / 3))])))
+      // A string on its own is held to the limit too.
+      assert.isTrue(Result.isFailure(toJsonValue("\u0001".repeat(limit / 6 + 1))))
     })
 
     it.prop("returns an equal value for any JSON value", [Schema.Json], ([value]) => {
       assert.deepStrictEqual(toJsonValue(value), Result.succeed(value))
+    })
+
+    it.prop(
+      "never counts fewer bytes than JSON.stringify writes, and counts exactly where every number is an integer",
+      [Schema.Json],
+      ([value]) => {
+        const bytes = utf8Bytes(JSON.stringify(value))
+        const within = { maxBytes: bytes, maxDepth: 1000 }
+        const under = { maxBytes: bytes - 1, maxDepth: 1000 }
+        assert.deepStrictEqual(copyJson(value, under), Result.fail({ _tag: "TooLarge", cycle: undefined }))
+        if (integersOnly(value)) assert.isTrue(Result.isSuccess(copyJson(value, within)))
+      }
+    )
+
+    it.prop("counts the text of any string exactly, escapes and lone surrogates included", [CodeUnits], ([units]) => {
+      const value = [String.fromCharCode(...units)]
+      const bytes = utf8Bytes(JSON.stringify(value))
+      assert.isTrue(Result.isSuccess(copyJson(value, { maxBytes: bytes, maxDepth: 1 })))
+      assert.isTrue(Result.isFailure(copyJson(value, { maxBytes: bytes - 1, maxDepth: 1 })))
+      assert.isTrue(Result.isSuccess(copyJson(value[0], { maxBytes: bytes - 2, maxDepth: 0 })))
+      assert.isTrue(Result.isFailure(copyJson(value[0], { maxBytes: bytes - 3, maxDepth: 0 })))
     })
 
     it.prop(

@@ -60,6 +60,91 @@ describe("internal/jsonSchema", () => {
       assert.deepStrictEqual(toJsonSchema(Schema.Finite), { type: "number" })
     })
 
+    it("describes Schema.Number as a plain number everywhere, never with the NaN and Infinity strings", () => {
+      const number = { type: "number" }
+      assert.deepStrictEqual(toJsonSchema(Schema.Number), number)
+      assert.deepStrictEqual(toJsonSchema(Schema.Array(Schema.Number)), { type: "array", items: number })
+      assert.deepStrictEqual(toJsonSchema(Schema.Record(Schema.String, Schema.Number)), {
+        type: "object",
+        additionalProperties: number
+      })
+      assert.deepStrictEqual(toJsonSchema(Schema.Union([Schema.Number, Schema.String])), {
+        anyOf: [number, { type: "string" }]
+      })
+      assert.deepStrictEqual(toJsonSchema(Schema.Tuple([Schema.Number])), {
+        type: "array",
+        prefixItems: [number],
+        minItems: 1,
+        maxItems: 1
+      })
+      assert.deepStrictEqual(
+        toJsonSchema(Schema.Struct({
+          a: Schema.Number,
+          b: Schema.optionalKey(Schema.Number),
+          c: Schema.optional(Schema.Number),
+          d: Schema.NullOr(Schema.Number)
+        })),
+        {
+          type: "object",
+          properties: {
+            a: number,
+            b: number,
+            c: { anyOf: [number, { type: "null" }] },
+            d: { anyOf: [number, { type: "null" }] }
+          },
+          required: ["a", "d"],
+          additionalProperties: false
+        }
+      )
+    })
+
+    it("describes numbers inside classes and recursive definitions as plain numbers", () => {
+      class Reading extends Schema.Class<Reading>("Reading")({ value: Schema.Number }) {}
+      assert.deepStrictEqual(toJsonSchema(Schema.Struct({ reading: Reading })), {
+        type: "object",
+        properties: {
+          reading: { type: "object", properties: { value: { type: "number" } }, required: ["value"], additionalProperties: false }
+        },
+        required: ["reading"],
+        additionalProperties: false
+      })
+      interface Node {
+        readonly weight: number
+        readonly next: ReadonlyArray<Node>
+      }
+      const Node: Schema.Codec<Node, unknown> = Schema.Struct({
+        weight: Schema.Number,
+        next: Schema.Array(Schema.suspend((): Schema.Codec<Node, unknown> => Node))
+      }).annotate({ identifier: "Node" })
+      const schema = toJsonSchema(Schema.Struct({ root: Node }))
+      assert.deepStrictEqual(schema.$defs, {
+        Node: {
+          type: "object",
+          properties: { weight: { type: "number" }, next: { type: "array", items: { $ref: "#/$defs/Node" } } },
+          required: ["weight", "next"],
+          additionalProperties: false
+        }
+      })
+      assert.isTrue(accepts(schema, { root: { weight: 1, next: [{ weight: 2, next: [] }] } }))
+      assert.isFalse(accepts(schema, { root: { weight: 1, next: [{ weight: "NaN", next: [] }] } }))
+    })
+
+    it("keeps the checks and descriptions of a number", () => {
+      assert.deepStrictEqual(
+        toJsonSchema(Schema.Struct({ price: Schema.Number.check(Schema.isGreaterThan(0)).annotate({ description: "in euros" }) })),
+        {
+          type: "object",
+          properties: { price: { type: "number", exclusiveMinimum: 0, description: "in euros" } },
+          required: ["price"],
+          additionalProperties: false
+        }
+      )
+    })
+
+    it("leaves a number carried as a string a string", () => {
+      assert.deepStrictEqual(toJsonSchema(Schema.NumberFromString), { type: "string" })
+    })
+
     it("closes struct objects with additionalProperties: false, nested ones too", () => {
       assert.deepStrictEqual(toJsonSchema(Schema.Struct({ a: Schema.Struct({ b: Schema.String }) })), {
         type: "object",
