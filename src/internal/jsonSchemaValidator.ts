@@ -1,0 +1,676 @@
+/**
+ * JSON Schema validation for tools defined at run time: the cheap checks a schema gets when its tool is made, and
+ * a validator compiled on first use, once per schema, whose failures are `- $.path: message` lines, as Schema
+ * issues are, that never carry a value that was sent.
+ *
+ * The validator is ajv: `Ajv` for draft-07 (what MCP servers send through zod-to-json-schema) and `Ajv2020` for
+ * everything else, with all errors, without strict mode (schemas written for other validators carry keywords ajv
+ * does not know), with own properties only (`required: ["toString"]` is not met by `{}`), and with the formats of
+ * `ajv-formats`. Schemas only ever resolve references inside themselves: a `$ref` to anything else is refused when
+ * the tool is made, and ajv is never given a way to fetch one.
+ *
+ * ajv is loaded on first use, with a synchronous `require`, not imported: loading it and its formats costs tens of
+ * milliseconds per dialect, which a program that never makes a runtime tool should not pay, and a tool's schema must
+ * be refused synchronously, where the tool is made, which a dynamic `import()` cannot do.
+ */
+import { Result } from "effect"
+import type { Ajv, ErrorObject, FuncKeywordDefinition, Options, SchemaValidateFunction, ValidateFunction } from "ajv"
+import type { FormatsPlugin } from "ajv-formats"
+import { createRequire } from "node:module"
+import { bounded } from "./issues.ts"
+
+/** The JSON Schema dialects a runtime tool's schema may be written in: its `$schema` decides, 2020-12 by default. */
+export type JsonSchemaDialect = "draft-07" | "draft-2020-12"
+
+/** Which schema of a tool is checked, as the tool's author named it: it says where the problem is. */
+export type SchemaField = "parameters" | "outputSchema"
+
+/**
+ * A value that does not match its schema: one `- $.path: message` line per failing path, in the order the
+ * validator found them, without repeats, and the same lines as one text.
+ */
+export interface Mismatch {
+  readonly _tag: "Mismatch"
+  readonly lines: ReadonlyArray<string>
+  /** The lines joined with newlines: what a model, or an operator for an output, is shown. */
+  readonly message: string
+}
+
+/**
+ * The schema could not be used: it did not compile (an unresolvable local `$ref`, say), or the validator threw. The
+ * reason is for operators; the call fails with `other`.
+ */
+export interface ValidatorError {
+  readonly _tag: "ValidatorError"
+  readonly reason: string
+  readonly cause: unknown
+}
+
+/** Why a value was not accepted. */
+export type ValidationFailure = Mismatch | ValidatorError
+
+/** A JSON Schema's validator, compiled on its first `validate`, shared by everything that validates that schema. */
+export interface JsonSchemaValidator {
+  /** The schema, as it was given. */
+  readonly schema: object
+  /**
+   * Succeeds for a value the schema accepts, with a shared result: nothing is allocated on that path, except the
+   * key list ajv's own-properties mode takes of each object it checks for additional properties.
+   */
+  readonly validate: (value: unknown) => Result.Result<void, ValidationFailure>
+}
+
+// -------------------------------------------------------------------------------------------------------------
+// ajv, loaded on first use
+// -------------------------------------------------------------------------------------------------------------
+
+type AjvConstructor = new(options: Options) => Ajv
+
+const requireHere = createRequire(import.meta.url)
+
+const constructors: { "draft-07"?: AjvConstructor; "draft-2020-12"?: AjvConstructor } = {}
+let formats: FormatsPlugin | undefined
+
+const constructorOf = (dialect: JsonSchemaDialect): AjvConstructor => {
+  let constructor = constructors[dialect]
+  if (constructor === undefined) {
+    const loaded = requireHere(dialect === "draft-07" ? "ajv" : "ajv/dist/2020") as { readonly default: AjvConstructor }
+    constructor = loaded.default
+    constructors[dialect] = constructor
+  }
+  return constructor
+}
+
+const formatsPlugin = (): FormatsPlugin => {
+  if (formats === undefined) formats = (requireHere("ajv-formats") as { readonly default: FormatsPlugin }).default
+  return formats
+}
+
+const makeAjv = (dialect: JsonSchemaDialect, options: Options): Ajv => {
+  const ajv = new (constructorOf(dialect))({
+    strict: false,
+    ownProperties: true,
+    // A library writes nothing to the console: an unknown format or keyword is ignored, as the dialects allow.
+    logger: false,
+    ...options
+  })
+  formatsPlugin()(ajv)
+  for (const keyword of jsonEqualityKeywords) {
+    ajv.removeKeyword(keyword.keyword as string)
+    ajv.addKeyword(keyword)
+  }
+  return ajv
+}
+
+// One instance per dialect checks schemas against their meta-schema: it compiles only the meta-schema, once.
+const metaCheckers: { "draft-07"?: Ajv; "draft-2020-12"?: Ajv } = {}
+
+const metaCheckerOf = (dialect: JsonSchemaDialect): Ajv => {
+  let ajv = metaCheckers[dialect]
+  if (ajv === undefined) {
+    ajv = makeAjv(dialect, {})
+    metaCheckers[dialect] = ajv
+  }
+  return ajv
+}
+
+// The keywords that compare values: ajv's own compare objects with fast-deep-equal, which calls the `valueOf` and
+// `toString` it finds on them, so that `{"toString": {}}` against an object `const` or `enum` throws instead of
+// failing; and its `uniqueItems` indexes strings in a plain object, where `"__proto__"` is no key, so that
+// `["__proto__", "__proto__"]` passes. These compare canonical JSON text instead, and call nothing a value holds.
+
+/** A test for the JSON values equal to `expected`: numbers and strings by value, objects and arrays by content. */
+const equalTo = (expected: unknown): (value: unknown) => boolean => {
+  if (typeof expected !== "object" || expected === null) return (value) => value === expected
+  const canonical = canonicalJson(expected)
+  return (value) => typeof value === "object" && value !== null && canonicalJson(value) === canonical
+}
+
+const constKeyword: FuncKeywordDefinition = {
+  keyword: "const",
+  errors: false,
+  error: { message: "must be equal to constant" },
+  compile: (expected: unknown) => equalTo(expected)
+}
+
+const enumKeyword: FuncKeywordDefinition = {
+  keyword: "enum",
+  schemaType: "array",
+  errors: false,
+  error: { message: "must be equal to one of the allowed values" },
+  compile: (allowed: ReadonlyArray<unknown>) => {
+    const scalars = new Set(allowed.filter((value) => typeof value !== "object" || value === null))
+    const structures = new Set(allowed.filter((value) => typeof value === "object" && value !== null).map(canonicalJson))
+    return (value: unknown) =>
+      typeof value === "object" && value !== null
+        ? structures.size > 0 && structures.has(canonicalJson(value))
+        : scalars.has(value)
+  }
+}
+
+const uniqueItemsValidate: SchemaValidateFunction = (schema: unknown, data: unknown): boolean => {
+  if (schema !== true || !Array.isArray(data) || data.length < 2) return true
+  const firstIndex = new Map<string, number>()
+  for (let j = 0; j < data.length; j++) {
+    const key = canonicalJson(data[j])
+    const i = firstIndex.get(key)
+    if (i !== undefined) {
+      uniqueItemsValidate.errors = [{ keyword: "uniqueItems", params: { i, j } }]
+      return false
+    }
+    firstIndex.set(key, j)
+  }
+  return true
+}
+
+const uniqueItemsKeyword: FuncKeywordDefinition = {
+  keyword: "uniqueItems",
+  type: "array",
+  schemaType: "boolean",
+  errors: true,
+  validate: uniqueItemsValidate
+}
+
+const jsonEqualityKeywords = [constKeyword, enumKeyword, uniqueItemsKeyword]
+
+/** JSON text in which equal values, objects with their keys in any order included, are equal strings. */
+const canonicalJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, inner: unknown) =>
+    typeof inner === "object" && inner !== null && !Array.isArray(inner)
+      // `Object.fromEntries` defines own properties: a `__proto__` key stays a key.
+      ? Object.fromEntries(Object.keys(inner).sort().map((key) => [key, (inner as Record<string, unknown>)[key]]))
+      : inner)
+
+// -------------------------------------------------------------------------------------------------------------
+// checkSchema: what is refused when a tool is made
+// -------------------------------------------------------------------------------------------------------------
+
+const draft07 = "http://json-schema.org/draft-07/schema#"
+const draft2020 = "https://json-schema.org/draft/2020-12/schema"
+
+/** The `$schema` values a schema may name, with or without the empty fragment, and the dialect each means. */
+const dialects = new Map<string, JsonSchemaDialect>([
+  [draft07, "draft-07"],
+  ["http://json-schema.org/draft-07/schema", "draft-07"],
+  [draft2020, "draft-2020-12"],
+  [`${draft2020}#`, "draft-2020-12"]
+])
+
+/** A schema's dialect, or why it has none this module knows. */
+const dialectOf = (schema: object): Result.Result<JsonSchemaDialect, string> => {
+  const uri = (schema as { readonly $schema?: unknown }).$schema
+  if (uri === undefined) return Result.succeed("draft-2020-12")
+  const dialect = typeof uri === "string" ? dialects.get(uri) : undefined
+  return dialect === undefined
+    ? Result.fail(
+      `its $schema ${typeof uri === "string" ? JSON.stringify(bounded(uri)) : `(a ${typeof uri})`} is not supported: ` +
+        `name draft-07 (${draft07}) or 2020-12 (${draft2020}), or leave $schema out for 2020-12`
+    )
+    : Result.succeed(dialect)
+}
+
+/**
+ * How deep a schema may nest, in objects and arrays. Real tool schemas nest a few dozen levels at most; the bound
+ * keeps the meta-schema check and the compiler, which recurse, far from the end of the stack.
+ */
+const maxSchemaDepth = 256
+
+/**
+ * Checks, when a tool is made, that `schema` can be a tool's JSON Schema, and returns its dialect: a JSON object
+ * (not an array, a boolean or a string), plain JSON without cycles, nested at most 256 levels, whose `$schema` is
+ * draft-07 or 2020-12 (or absent: 2020-12), valid against that meta-schema, whose references are all local
+ * (`#…`), whose patterns compile, with no ajv-only `$async`, and no `__proto__` key among the properties it
+ * declares (ajv would skip it).
+ * `parameters` must also describe an object: a `type`, at the root or where a root `$ref` leads, that includes
+ * `"object"`, or none.
+ *
+ * Nothing is compiled: a problem only the compiler finds (an unresolvable local `$ref`) fails the call instead.
+ *
+ * @throws TypeError naming the tool, the field and the problem.
+ */
+export const checkSchema = (schema: unknown, toolName: string, field: SchemaField = "parameters"): JsonSchemaDialect => {
+  const refuse = (problem: string): never => {
+    throw new TypeError(`tool \`${bounded(toolName)}\`: ${field} is not a usable JSON Schema: ${problem}`)
+  }
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
+    return refuse(`a tool's JSON Schema is a JSON object, not ${kindOf(schema)}`)
+  }
+  const notJson = jsonProblem(schema)
+  if (notJson !== undefined) return refuse(notJson)
+  const dialect = dialectOf(schema)
+  if (Result.isFailure(dialect)) return refuse(dialect.failure)
+  const checker = metaCheckerOf(dialect.success)
+  let conforms: unknown
+  try {
+    conforms = checker.validateSchema(schema)
+  } catch (cause) {
+    return refuse(`it could not be checked against the ${dialect.success} meta-schema: ${describe(cause)}`)
+  }
+  if (conforms !== true) {
+    const errors = (checker.errors ?? []).slice(0, 3)
+      .map((error) => `${error.instancePath === "" ? "at the root" : `at ${error.instancePath}`} ${error.message}`)
+    return refuse(`it is not valid against the ${dialect.success} meta-schema: ${errors.join("; ")}`)
+  }
+  if (field === "parameters") {
+    const type = rootType(schema)
+    if (type !== undefined) return refuse(type)
+  }
+  const structural = structuralProblem(schema, "", new Set())
+  if (structural !== undefined) return refuse(structural)
+  return dialect.success
+}
+
+/** What a value that is not a JSON object is, in words. */
+const kindOf = (value: unknown): string =>
+  value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`
+
+const isPlainObject = (value: object): boolean => {
+  const proto = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
+}
+
+const pointerSegment = (key: string): string => key.replace(/~/g, "~0").replace(/\//g, "~1")
+
+const at = (pointer: string): string => pointer === "" ? "at the root" : `at ${bounded(pointer)}`
+
+/**
+ * Why `root` is not plain JSON, or `undefined`. A walk with its own stack, so that no nesting can exhaust the call
+ * stack here; an object reached twice is walked once, and one reached again below itself is a cycle.
+ */
+const jsonProblem = (root: object): string | undefined => {
+  interface Frame {
+    readonly node: object
+    readonly pointer: string
+    readonly depth: number
+    entered: boolean
+  }
+  const done = new Set<object>()
+  const onPath = new Set<object>()
+  const stack: Array<Frame> = [{ node: root, pointer: "", depth: 1, entered: false }]
+  try {
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1]!
+      if (frame.entered || done.has(frame.node)) {
+        stack.pop()
+        onPath.delete(frame.node)
+        done.add(frame.node)
+        continue
+      }
+      frame.entered = true
+      if (frame.depth > maxSchemaDepth) return `it nests deeper than ${maxSchemaDepth} levels ${at(frame.pointer)}`
+      onPath.add(frame.node)
+      const entries: Array<[string, unknown]> = Array.isArray(frame.node)
+        ? Array.from(frame.node, (value, index) => [String(index), value])
+        : Object.entries(frame.node)
+      for (const [key, value] of entries) {
+        const pointer = `${frame.pointer}/${pointerSegment(key)}`
+        switch (typeof value) {
+          case "string":
+          case "boolean":
+            continue
+          case "number":
+            if (!Number.isFinite(value)) return `${value} is not a JSON number, ${at(pointer)}`
+            continue
+          case "object":
+            if (value === null) continue
+            if (onPath.has(value)) return `it refers back to itself ${at(pointer)}: JSON has no cycles`
+            if (!Array.isArray(value) && !isPlainObject(value)) {
+              return `${value.constructor?.name ?? "an object"} is not JSON, ${at(pointer)}`
+            }
+            if (!done.has(value)) stack.push({ node: value, pointer, depth: frame.depth + 1, entered: false })
+            continue
+          default:
+            return `a ${typeof value} is not JSON, ${at(pointer)}`
+        }
+      }
+    }
+  } catch (cause) {
+    // A getter or a proxy that throws: the schema cannot be read, so it cannot be checked.
+    return `it cannot be read: ${cause instanceof Error ? cause.message : String(cause)}`
+  }
+  return undefined
+}
+
+/**
+ * Why `parameters` does not describe an object, or `undefined`: its `type`, at the root or where a chain of local
+ * `$ref` JSON pointers from the root leads, must include `"object"` when it is there.
+ */
+const rootType = (schema: object): string | undefined => {
+  let node: unknown = schema
+  const seen = new Set<unknown>()
+  while (typeof node === "object" && node !== null && !seen.has(node)) {
+    seen.add(node)
+    const type = (node as { readonly type?: unknown }).type
+    if (type !== undefined) {
+      const types = Array.isArray(type) ? type : [type]
+      return types.includes("object")
+        ? undefined
+        : `tool arguments are a JSON object, and this schema's type is ${JSON.stringify(type)}`
+    }
+    const ref = (node as { readonly $ref?: unknown }).$ref
+    if (typeof ref !== "string" || !ref.startsWith("#/") && ref !== "#") return undefined
+    node = resolvePointer(schema, ref.slice(1))
+  }
+  return undefined
+}
+
+/** The value a JSON pointer (with its URI fragment escapes) leads to inside `root`, own keys only. */
+const resolvePointer = (root: unknown, pointer: string): unknown => {
+  if (pointer === "") return root
+  let node = root
+  for (const raw of pointer.slice(1).split("/")) {
+    let key: string
+    try {
+      key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~")
+    } catch {
+      return undefined
+    }
+    if (typeof node !== "object" || node === null || !Object.hasOwn(node, key)) return undefined
+    node = (node as Record<string, unknown>)[key]
+  }
+  return node
+}
+
+/** Keywords whose value is data, not schemas: a `$ref` inside one is an example, not a reference. */
+const dataKeywords = new Set(["const", "enum", "default", "examples"])
+
+/** Keywords whose value maps names to schemas, not a schema itself. */
+const schemaMaps = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"])
+
+/** Maps whose `__proto__` entry ajv skips: declaring one there would leave that property unchecked. */
+const protoSkipping = new Set(["properties", "patternProperties", "dependencies"])
+
+const referenceKeywords = ["$ref", "$dynamicRef", "$recursiveRef"] as const
+
+/**
+ * Whether ajv can compile `source` as it does, with the `u` flag. Its meta-schemas say a pattern is a `regex`, but
+ * ajv checks no format while checking a schema against them.
+ */
+const isRegExp = (source: string): boolean => {
+  try {
+    new RegExp(source, "u")
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The first remote reference, ajv-only `$async` or skipped `__proto__` declaration in a schema, as a problem, or
+ * `undefined`. Unknown keywords are walked as schemas: a local `$ref` may point into one.
+ */
+const structuralProblem = (node: unknown, pointer: string, done: Set<object>): string | undefined => {
+  if (typeof node !== "object" || node === null || done.has(node)) return undefined
+  done.add(node)
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const problem = structuralProblem(node[i], `${pointer}/${i}`, done)
+      if (problem !== undefined) return problem
+    }
+    return undefined
+  }
+  const schema = node as Record<string, unknown>
+  for (const keyword of referenceKeywords) {
+    const ref = schema[keyword]
+    if (Object.hasOwn(schema, keyword) && typeof ref === "string" && !ref.startsWith("#")) {
+      return `${keyword} ${JSON.stringify(bounded(ref))} ${at(pointer)} is not local: only references inside the ` +
+        "schema (#…) are allowed, and none is ever fetched"
+    }
+  }
+  if (Object.hasOwn(schema, "$async") && schema.$async === true) {
+    return `$async ${at(pointer)} is an ajv extension, not JSON Schema: tool schemas are validated synchronously`
+  }
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (dataKeywords.has(keyword)) continue
+    const inner = `${pointer}/${pointerSegment(keyword)}`
+    if (keyword === "pattern" && typeof value === "string" && !isRegExp(value)) {
+      return `pattern ${JSON.stringify(bounded(value))} ${at(inner)} is not a valid regular expression`
+    }
+    if (schemaMaps.has(keyword) && typeof value === "object" && value !== null && !Array.isArray(value)) {
+      if (protoSkipping.has(keyword) && Object.hasOwn(value, "__proto__")) {
+        return `${keyword} ${at(pointer)} declares "__proto__", which the validator would not check`
+      }
+      for (const [name, sub] of Object.entries(value)) {
+        if (keyword === "patternProperties" && !isRegExp(name)) {
+          return `patternProperties ${at(pointer)} holds ${JSON.stringify(bounded(name))}, which is not a valid ` +
+            "regular expression"
+        }
+        const problem = structuralProblem(sub, `${inner}/${pointerSegment(name)}`, done)
+        if (problem !== undefined) return problem
+      }
+      continue
+    }
+    const problem = structuralProblem(value, inner, done)
+    if (problem !== undefined) return problem
+  }
+  return undefined
+}
+
+// -------------------------------------------------------------------------------------------------------------
+// validatorOf: compiled on first use, once per schema
+// -------------------------------------------------------------------------------------------------------------
+
+const valid: Result.Result<void, ValidationFailure> = Result.succeed(undefined)
+
+/**
+ * The context ajv's validators take as their second argument. Without one, each call builds an empty one, and a
+ * 2020-12 validator an empty map of dynamic anchors too: two objects per call. Every field left `undefined` takes
+ * its default (`rootData` is the value); the map is shared, which is only right when no `$dynamicAnchor` writes to it.
+ */
+interface ValidationContext {
+  readonly instancePath: string
+  readonly rootData: undefined
+  readonly dynamicAnchors: Record<string, never>
+}
+
+const sharedContext: ValidationContext = { instancePath: "", rootData: undefined, dynamicAnchors: {} }
+
+class CompiledValidator implements JsonSchemaValidator {
+  readonly schema: object
+  #compiled: ValidateFunction | undefined = undefined
+  #context: ValidationContext | undefined = undefined
+  #failure: Result.Result<void, ValidationFailure> | undefined = undefined
+
+  constructor(schema: object) {
+    this.schema = schema
+  }
+
+  readonly validate = (value: unknown): Result.Result<void, ValidationFailure> => {
+    const compiled = this.#compiled ?? this.#compile()
+    if (compiled === undefined) return this.#failure!
+    let accepted: boolean
+    try {
+      accepted = compiled(value, this.#context as never)
+    } catch (cause) {
+      return Result.fail({ _tag: "ValidatorError", reason: `the JSON Schema validator threw: ${describe(cause)}`, cause })
+    }
+    return accepted ? valid : Result.fail(mismatch(compiled.errors ?? [], value))
+  }
+
+  #compile(): ValidateFunction | undefined {
+    if (this.#failure !== undefined) return undefined
+    const dialect = dialectOf(this.schema)
+    if (Result.isFailure(dialect)) return this.#fail(`the JSON Schema cannot be compiled: ${dialect.failure}`, undefined)
+    try {
+      // An instance per schema: an `$id` in one tool's schema can never clash with, or resolve into, another's.
+      // The schema was checked against its meta-schema when its tool was made.
+      const ajv = makeAjv(dialect.success, { allErrors: true, validateSchema: false, addUsedSchema: false })
+      const compiled = ajv.compile(this.schema)
+      if ((compiled as { readonly $async?: unknown }).$async === true) {
+        return this.#fail("the JSON Schema is an ajv $async schema, which validates asynchronously", undefined)
+      }
+      // A schema with dynamic anchors records them in the context as it validates: it gets a fresh one per call.
+      this.#context = JSON.stringify(this.schema).includes('"$dynamicAnchor"') ? undefined : sharedContext
+      this.#compiled = compiled
+      return compiled
+    } catch (cause) {
+      return this.#fail(`the JSON Schema cannot be compiled: ${describe(cause)}`, cause)
+    }
+  }
+
+  #fail(reason: string, cause: unknown): undefined {
+    this.#failure = Result.fail({ _tag: "ValidatorError", reason, cause })
+    return undefined
+  }
+}
+
+const describe = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
+
+const validators = new WeakMap<object, CompiledValidator>()
+
+/**
+ * The validator of a JSON Schema, the same for the same schema object: making one compiles nothing, its first
+ * `validate` compiles the schema, and every later one reuses that. A schema that does not compile gives every
+ * `validate` the same `ValidatorError`. The schema must not change after this is first called for it.
+ */
+export const validatorOf = (schema: object): JsonSchemaValidator => {
+  let validator = validators.get(schema)
+  if (validator === undefined) {
+    validator = new CompiledValidator(schema)
+    validators.set(schema, validator)
+  }
+  return validator
+}
+
+// -------------------------------------------------------------------------------------------------------------
+// Mismatch lines
+// -------------------------------------------------------------------------------------------------------------
+
+/** How many lines a mismatch lists: enough for any real mistake, and a bound on what an object of 100k keys costs. */
+const maxLines = 100
+
+const mismatch = (errors: ReadonlyArray<ErrorObject>, value: unknown): Mismatch => {
+  const distinct = new Set<string>()
+  for (const error of errors) {
+    // ajv follows each error its `propertyNames` schema found in a key with one that only says the key failed:
+    // the first already ends its path in the key and says why.
+    if (error.keyword !== "propertyNames") distinct.add(lineOf(error, value))
+  }
+  let lines = Array.from(distinct)
+  if (lines.length > maxLines) {
+    lines = [...lines.slice(0, maxLines), `- …: ${lines.length - maxLines} more not shown`]
+  }
+  return { _tag: "Mismatch", lines, message: lines.join("\n") }
+}
+
+/**
+ * Keywords whose ajv message is built from the schema alone (its limits, formats, patterns, property names, and the
+ * indexes of array items), never from the value. Any other keyword gets a message of its name only.
+ */
+const schemaOnlyMessages = new Set([
+  "enum",
+  "const",
+  "format",
+  "pattern",
+  "maximum",
+  "minimum",
+  "exclusiveMaximum",
+  "exclusiveMinimum",
+  "multipleOf",
+  "maxLength",
+  "minLength",
+  "maxItems",
+  "minItems",
+  "maxProperties",
+  "minProperties",
+  "contains",
+  "items",
+  "additionalItems",
+  "unevaluatedItems",
+  "anyOf",
+  "oneOf",
+  "not",
+  "if",
+  "dependencies",
+  "dependentRequired",
+  "formatMaximum",
+  "formatMinimum",
+  "formatExclusiveMaximum",
+  "formatExclusiveMinimum"
+])
+
+/**
+ * One error as a line. The path comes from the error's JSON pointer, read against the value so that an array index
+ * reads `[3]` and an object key `"3"` reads `["3"]`. A key named by the error (missing, not allowed, or a name that
+ * breaks `propertyNames`) ends the path, and the message says what is wrong with it.
+ */
+const lineOf = (error: ErrorObject, value: unknown): string => {
+  const path = segmentsOf(error.instancePath, value)
+  const params = error.params as Record<string, unknown>
+  let message: string
+  switch (error.keyword) {
+    case "required":
+      path.push(String(params.missingProperty))
+      message = "is required"
+      break
+    case "additionalProperties":
+      path.push(String(params.additionalProperty))
+      message = "is not allowed"
+      break
+    case "unevaluatedProperties":
+      path.push(String(params.unevaluatedProperty))
+      message = "is not allowed"
+      break
+    default:
+      if (typeof error.propertyName === "string") {
+        // An error about a key itself, found by the `propertyNames` schema: the key ends the path.
+        path.push(error.propertyName)
+        message = `the name ${messageOf(error)}`
+      } else {
+        message = messageOf(error)
+      }
+  }
+  return `- ${formatPath(path)}: ${message}`
+}
+
+const messageOf = (error: ErrorObject): string => {
+  const params = error.params as Record<string, unknown>
+  switch (error.keyword) {
+    case "type":
+      return `must be ${(Array.isArray(params.type) ? params.type : [params.type]).join(" or ")}`
+    case "false schema":
+      return "is not allowed"
+    case "uniqueItems":
+      return `must NOT have duplicate items (items ${params.i} and ${params.j} are identical)`
+    default:
+      return schemaOnlyMessages.has(error.keyword) && error.message !== undefined
+        ? error.message
+        : `must be valid against "${error.keyword}"`
+  }
+}
+
+/** The keys and indexes of a JSON pointer into `value`: indexes where the value holds an array there. */
+const segmentsOf = (pointer: string, value: unknown): Array<string | number> => {
+  const segments: Array<string | number> = []
+  if (pointer === "") return segments
+  let node = value
+  const raw = pointer.split("/")
+  for (let i = 1; i < raw.length; i++) {
+    const key = raw[i]!.replace(/~1/g, "/").replace(/~0/g, "~")
+    if (Array.isArray(node)) {
+      const index = Number(key)
+      segments.push(index)
+      node = node[index]
+    } else {
+      segments.push(key)
+      node = typeof node === "object" && node !== null && Object.hasOwn(node, key)
+        ? (node as Record<string, unknown>)[key]
+        : undefined
+    }
+  }
+  return segments
+}
+
+/** `$.a.b`, `$.items[3]`, `$["weird key"]`: the path style of Schema issues, keys bounded as names are. */
+const formatPath = (path: ReadonlyArray<string | number>): string => {
+  let out = "$"
+  for (const key of path) {
+    if (typeof key === "number") {
+      out += `[${key}]`
+      continue
+    }
+    const segment = bounded(key)
+    out += /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(segment) ? `.${segment}` : `[${JSON.stringify(segment)}]`
+  }
+  return out
+}
