@@ -4,9 +4,9 @@
 import { Effect, Schema, Tracer } from "effect"
 import { Tool as AiTool, Toolkit as AiToolkit } from "effect/ai"
 import * as Stream from "effect/Stream"
-import { ToolCall, ToolSet, Tool } from "effect-llm-tools"
+import { DynamicTool, ToolCall, ToolSet, Tool } from "effect-llm-tools"
 import { tool as aiSdkTool } from "ai"
-import { asSchema, executeTool as aiSdkExecuteTool, safeParseJSON } from "@ai-sdk/provider-utils"
+import { asSchema, executeTool as aiSdkExecuteTool, jsonSchema as aiSdkJsonSchema, safeParseJSON } from "@ai-sdk/provider-utils"
 import { RunContext, tool as agentsTool } from "@openai/agents"
 import { tool as langchainTool } from "@langchain/core/tools"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
@@ -49,6 +49,36 @@ export const makeOurAdd = (name = "add") =>
     parameters: Params,
     success: Success,
     call: ({ left, right }) => Effect.succeed({ value: left + right })
+  })
+
+/** The `add` tool's arguments and output as JSON Schema, as a server that defines its tools at run time sends them. */
+export const addParametersJsonSchema = {
+  type: "object",
+  properties: { left: { type: "integer" }, right: { type: "integer" } },
+  required: ["left", "right"],
+  additionalProperties: false
+}
+export const addOutputJsonSchema = {
+  type: "object",
+  properties: { value: { type: "integer" } },
+  required: ["value"],
+  additionalProperties: false
+}
+
+/**
+ * Our `add` tool defined at run time: the same tool from its JSON Schemas, arguments checked by the compiled JSON
+ * Schema validator and the output by its output schema. `schemas` gives fresh schema objects (a first call then
+ * compiles its own validators).
+ */
+export const makeOurDynamicAdd = (
+  name = "add",
+  schemas = { parameters: addParametersJsonSchema, outputSchema: addOutputJsonSchema }
+) =>
+  DynamicTool.make(name, {
+    description: "Add two integers",
+    parameters: schemas.parameters,
+    outputSchema: schemas.outputSchema,
+    call: (args) => Effect.succeed({ value: args.left + args.right })
   })
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -113,6 +143,14 @@ export const makeContenders = async () => {
   const callAt = (i) => ToolCall.make({ id: calls[i & 63].id, name: "add", arguments: textAt(i) })
 
   add("ours: ToolSet.execute, runSync/call", "ours", false, (i) => Effect.runSync(ToolSet.execute(set, callAt(i))))
+  // The same call to the same tool defined at run time from JSON Schema (DynamicTool): the JSON Schema path.
+  const dynamicSet = ToolSet.make(makeOurDynamicAdd())
+  add(
+    "ours: dynamic add (JSON Schema), ToolSet.execute, runSync/call",
+    "ours",
+    false,
+    (i) => Effect.runSync(ToolSet.execute(dynamicSet, callAt(i)))
+  )
   add(
     "ours: ToolSet.execute, runSync/call, recording tracer",
     "ours",
@@ -191,6 +229,33 @@ export const makeContenders = async () => {
     return JSON.stringify(modelOutput.value)
   })
 
+  // The AI SDK's path for a tool defined at run time: its `jsonSchema` helper instead of zod, the same steps.
+  const aiDynamicTools = {
+    add: aiSdkTool({
+      description: "Add two integers",
+      inputSchema: aiSdkJsonSchema(addParametersJsonSchema),
+      execute: async ({ left, right }) => ({ value: left + right })
+    })
+  }
+  add("Vercel AI SDK, jsonSchema tool: parse + validate + execute + model output", "peer", true, async (i) => {
+    const tool = Object.hasOwn(aiDynamicTools, "add") ? aiDynamicTools.add : undefined
+    const parsed = await safeParseJSON({ text: textAt(i), schema: asSchema(tool.inputSchema) })
+    if (!parsed.success) throw parsed.error
+    let output
+    for await (
+      const part of aiSdkExecuteTool({
+        tool,
+        input: parsed.value,
+        options: { toolCallId: `call_${i & 63}`, messages: [], abortSignal: undefined, context: undefined }
+      })
+    ) {
+      if (part.type !== "preliminary") output = part.output
+    }
+    const serialized = JSON.stringify(output)
+    const modelOutput = { type: "json", value: serialized === undefined ? null : JSON.parse(serialized) }
+    return JSON.stringify(modelOutput.value)
+  })
+
   // @openai/agents: FunctionTool.invoke with a RunContext; the runner sends non-string output as JSON text.
   const agentsAdd = agentsTool({
     name: "add",
@@ -201,6 +266,18 @@ export const makeContenders = async () => {
   const runContext = new RunContext({})
   add("@openai/agents FunctionTool.invoke", "peer", true, async (i) => {
     const out = await agentsAdd.invoke(runContext, textAt(i), { toolCall: undefined })
+    return typeof out === "string" ? out : JSON.stringify(out)
+  })
+  // The same with a JSON-schema tool, as an agent gets one at run time (strict, as the SDK requires of JSON Schema).
+  const agentsJsonAdd = agentsTool({
+    name: "add",
+    description: "Add two integers",
+    parameters: addParametersJsonSchema,
+    strict: true,
+    execute: async ({ left, right }) => ({ value: left + right })
+  })
+  add("@openai/agents FunctionTool.invoke, JSON-schema tool", "peer", true, async (i) => {
+    const out = await agentsJsonAdd.invoke(runContext, textAt(i), { toolCall: undefined })
     return typeof out === "string" ? out : JSON.stringify(out)
   })
 
@@ -257,4 +334,33 @@ export const verify = async (contender, i) => {
   else throw new Error(`${contender.name}: unexpected output ${String(out)}`)
   const expected = contender.batch === undefined ? expectedValue(i) : expectedValue(3)
   if (value !== expected) throw new Error(`${contender.name}: got ${value}, expected ${expected}`)
+}
+
+/**
+ * What a tool defined at run time costs before its steady state, over `n` tools made from fresh schema objects (so
+ * that none reuses another's compiled validators): `DynamicTool.make` (structural and meta-schema checks, nothing
+ * compiled), its first call (which compiles the argument and output validators), and its second call.
+ */
+export const measureDynamicFirstCalls = (n = 50) => {
+  const make = []
+  const first = []
+  const second = []
+  for (let i = 0; i < n; i++) {
+    const schemas = { parameters: structuredClone(addParametersJsonSchema), outputSchema: structuredClone(addOutputJsonSchema) }
+    const t0 = performance.now()
+    const tool = makeOurDynamicAdd(`add_${i}`, schemas)
+    const t1 = performance.now()
+    const set = ToolSet.make(tool)
+    const call = ToolCall.make({ id: `call_${i}`, name: `add_${i}`, arguments: textAt(i) })
+    const t2 = performance.now()
+    const one = Effect.runSync(ToolSet.execute(set, call))
+    const t3 = performance.now()
+    const two = Effect.runSync(ToolSet.execute(set, call))
+    const t4 = performance.now()
+    if (one.status !== "success" || two.status !== "success") throw new Error(`dynamic first call: ${one.status}, ${two.status}`)
+    make.push(t1 - t0)
+    first.push(t3 - t2)
+    second.push(t4 - t3)
+  }
+  return { make, first, second }
 }

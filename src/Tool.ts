@@ -4,12 +4,15 @@
  *
  * @since 0.1.0
  */
-import type { Effect, Schema } from "effect"
-import { Duration, Option, Predicate } from "effect"
+import type { Schema } from "effect"
+import { Context, Duration, Effect, Exit, Option, Predicate } from "effect"
+import { dual } from "effect/Function"
 import { type Pipeable, pipeArguments } from "effect/Pipeable"
+import type { PortableTool, Spec } from "./DynamicTool.ts"
 import * as ToolDefinition from "./ToolDefinition.ts"
-import type { MissingToolContext, ToolContext } from "./ToolContext.ts"
+import { type MissingToolContext, ToolContext } from "./ToolContext.ts"
 import * as ToolExecutionError from "./ToolExecutionError.ts"
+import { bounded } from "./internal/issues.ts"
 
 const TypeId = "~effect-llm-tools/Tool" as const
 
@@ -50,6 +53,19 @@ export interface AnySchema extends Schema.Top {
 }
 
 /**
+ * The JSON Schemas a tool defined at run time was made with (see `DynamicTool`): plain, frozen JSON. Dispatch checks
+ * the arguments against `parameters` (and a JSON output against `outputSchema`) with a compiled JSON Schema
+ * validator instead of the Schema codecs, passes every key on (the schema's `additionalProperties` decides which are
+ * allowed, not `onExcessProperty`), and the definition carries these schemas as they are.
+ *
+ * @category models
+ */
+export interface JsonSchemas {
+  readonly parameters: ToolDefinition.JsonSchema
+  readonly outputSchema: ToolDefinition.JsonSchema | undefined
+}
+
+/**
  * A tool: its name (a literal type), description, Schemas and one `call`.
  *
  * - `Params`: the decoded arguments `call` receives.
@@ -74,6 +90,8 @@ export interface Tool<out Name extends string, in out Params, out Output, in out
   readonly annotations: Annotations
   /** What dispatch does with argument keys the `parameters` Schema does not know: drop them, or reject the call. */
   readonly onExcessProperty: "ignore" | "error"
+  /** For a tool defined at run time, the JSON Schemas it was made with; `undefined` for a tool of `Tool.make`. */
+  readonly jsonSchemas: JsonSchemas | undefined
   readonly call: (args: Params) => Effect.Effect<Output, Failure, R | ToolContext>
   /** Folds failures of `call` that are not already a `ToolExecutionError`. */
   readonly mapError: (error: Exclude<Failure, ToolExecutionError.ToolExecutionError>) => ToolExecutionError.ToolExecutionError
@@ -93,6 +111,7 @@ export interface Any extends Pipeable {
   readonly failure: Schema.Top | undefined
   readonly annotations: Annotations
   readonly onExcessProperty: "ignore" | "error"
+  readonly jsonSchemas: JsonSchemas | undefined
   // `never` inputs: the most general function types, which every tool's `call` and `mapError` are assignable to.
   readonly call: (args: never) => Effect.Effect<unknown, unknown, unknown>
   readonly mapError: (error: never) => ToolExecutionError.ToolExecutionError
@@ -139,6 +158,19 @@ export type Requirements<T> = T extends Tool<infer _N, infer _P, infer _O, infer
  * @category guards
  */
 export const isTool = (u: unknown): u is Any => Predicate.hasProperty(u, TypeId)
+
+const maxNameLength = 128
+
+const namePattern = /^[A-Za-z0-9_.:-]+$/
+
+/**
+ * True for a valid tool name: 1 to 128 characters from `A-Z`, `a-z`, `0-9`, `_`, `.`, `:` and `-` (the MCP rule
+ * for tool names, with `:` for namespaces). `Tool.make` refuses any other name.
+ *
+ * @category guards
+ */
+export const isValidName = (name: unknown): name is string =>
+  typeof name === "string" && name.length <= maxNameLength && namePattern.test(name)
 
 const variance = {
   _Params: (_: unknown) => _,
@@ -196,8 +228,8 @@ export type DeclaredFailure<F extends Schema.Top> = [F] extends [never] ? unknow
  * })
  * ```
  *
- * Throws a `TypeError` when the `timeout` annotation is not a duration: a mistake in the definition, reported where
- * it is made.
+ * Throws a `TypeError` when the name is not a valid tool name (see {@link isValidName}), or when the `timeout`
+ * annotation is not a duration: mistakes in the definition, reported where they are made.
  *
  * @category constructors
  */
@@ -234,6 +266,14 @@ export const make = <
   E | ([F] extends [never] ? never : F["Type"]),
   Exclude<R, ToolContext>
 > => {
+  if (!isValidName(name)) {
+    // A tool named "" would answer every call that names no tool; a name with spaces or slashes is refused by
+    // providers only when the request is sent. Both are the author's mistakes, reported here.
+    throw new TypeError(
+      `tool name ${JSON.stringify(bounded(String(name)))} is not valid: a tool name is 1 to ${maxNameLength} ` +
+        "characters from A-Z, a-z, 0-9, `_`, `.`, `:` and `-`"
+    )
+  }
   const timeout = options.annotations?.timeout
   if (timeout !== undefined && Option.isNone(Duration.fromInput(timeout))) {
     // A definition-time mistake of the tool's author, reported where it is made rather than on the first call.
@@ -247,6 +287,7 @@ export const make = <
   self.failure = options.failure
   self.annotations = options.annotations ?? {}
   self.onExcessProperty = options.onExcessProperty ?? "ignore"
+  self.jsonSchemas = undefined
   self.call = options.call
   self.mapError = options.mapError ?? ToolExecutionError.fromError
   return self
@@ -258,3 +299,176 @@ export const make = <
  * @category accessors
  */
 export const definition = (tool: Any): ToolDefinition.ToolDefinition => ToolDefinition.fromTool(tool)
+
+/**
+ * The brand of a portable tool (see `DynamicTool.portable` and {@link provide}): a tool that needs no services, runs
+ * without a `ToolContext`, and carries its serializable `spec`.
+ *
+ * @category symbols
+ */
+export const PortableTypeId = "~effect-llm-tools/PortableTool" as const
+
+/**
+ * The type of {@link PortableTypeId}.
+ *
+ * @category symbols
+ */
+export type PortableTypeId = typeof PortableTypeId
+
+/**
+ * What {@link provide} returns: the same tool, needing its services minus `S`. A portable tool stays portable (it
+ * needed nothing to begin with).
+ *
+ * @category models
+ */
+export type Provided<T, S> = T extends PortableTool<infer N, infer P, infer O, infer F> ? PortableTool<N, P, O, F>
+  : T extends Tool<infer N, infer P, infer O, infer F, infer R> ? Tool<N, P, O, F, Exclude<R, S>>
+  : never
+
+/**
+ * A portable tool needs nothing: for {@link provide} with `portable: true`, this type makes the call fail to compile,
+ * naming the services `context` does not hold.
+ *
+ * @category models
+ */
+export type FullyProvided<T, S> = [Exclude<Requirements<T>, S>] extends [never] ? unknown
+  : { readonly "a portable tool needs no services; still needed": Exclude<Requirements<T>, S> }
+
+/**
+ * The options of {@link provide}.
+ *
+ * @category models
+ */
+export interface ProvideOptions {
+  /**
+   * Make the result portable: it must need no more services (checked by the compiler), its `call` runs without a
+   * `ToolContext`, and it carries a `spec` made from its definition.
+   */
+  readonly portable?: boolean | undefined
+}
+
+/** The options of {@link provide} that do not ask for a portable tool. */
+type NotPortable = ProvideOptions & { readonly portable?: false | undefined }
+
+/**
+ * Closes a tool over services it needs: the result needs the rest (its requirement type is `R` minus `S`), and its
+ * calls see these services whoever executes them. Everything else (name, Schemas, annotations, JSON Schemas of a
+ * runtime tool) stays the same. A `ToolContext` in `context` is ignored: dispatch gives every call its own.
+ *
+ * **Portability.** A portable tool can run anywhere (in any set, in a server, behind MCP) because it needs neither
+ * services nor the per-call `ToolContext`. Whether a typed tool uses `ToolContext` cannot be known: `Tool.make`
+ * takes it out of the requirement type, since dispatch always provides it. So the result is portable only when the
+ * tool already was (`DynamicTool.portable`), or when asked for with `{ portable: true }`. That asks the compiler to
+ * check that `context` leaves nothing required, and runs the tool's `call` without a `ToolContext`: a tool that
+ * uses one anyway (`ToolContext.insertResult`, say) fails its calls with kind `other`, instead of losing its
+ * metadata silently where the tool is moved to.
+ *
+ * @example
+ * ```ts
+ * import { Context, Effect, Schema } from "effect"
+ * import { Tool } from "effect-llm-tools"
+ *
+ * class Rates extends Context.Service<Rates, { readonly eurToUsd: number }>()("app/Rates") {}
+ *
+ * const Convert = Tool.make("convert", {
+ *   description: "Convert euros to dollars",
+ *   parameters: Schema.Struct({ euros: Schema.Finite }),
+ *   call: Effect.fn(function*({ euros }) {
+ *     const rates = yield* Rates
+ *     return { dollars: euros * rates.eurToUsd }
+ *   })
+ * })
+ * // DynamicTool.PortableTool<"convert", { readonly euros: number }, { dollars: number }, never>
+ * const Portable = Tool.provide(Convert, Context.make(Rates, { eurToUsd: 1.1 }), { portable: true })
+ * ```
+ *
+ * @category combinators
+ */
+export const provide: {
+  <S>(
+    context: Context.Context<S>,
+    options: ProvideOptions & { readonly portable: true }
+  ): <T extends Any>(tool: T & FullyProvided<T, S>) => PortableOf<T>
+  <S>(context: Context.Context<S>, options?: NotPortable): <T extends Any>(tool: T) => Provided<T, S>
+  <T extends Any, S>(
+    tool: T & FullyProvided<T, S>,
+    context: Context.Context<S>,
+    options: ProvideOptions & { readonly portable: true }
+  ): PortableOf<T>
+  <T extends Any, S>(tool: T, context: Context.Context<S>, options?: NotPortable): Provided<T, S>
+} = dual(
+  (args) => isTool(args[0]),
+  (tool: Any, context: Context.Context<never>, options?: ProvideOptions): Any => {
+    // Dispatch gives every call its own ToolContext: one in `context` would be shared by every call.
+    const services = Context.omit(ToolContext)(context)
+    const call = tool.call as (args: unknown) => Effect.Effect<unknown, unknown, unknown>
+    const portable = options?.portable === true || isPortable(tool)
+    const self = Object.assign(Object.create(Object.getPrototypeOf(tool)), tool)
+    // Whatever `call` returns that is not a running program (an Exit is finished; anything else is for dispatch to
+    // report) passes through as it is.
+    self.call = portable
+      ? (args: unknown) => {
+        const program = call(args)
+        return !Effect.isEffect(program) || Exit.isExit(program)
+          ? program
+          : Effect.updateContext(
+            program,
+            (outer: Context.Context<never>) => Context.merge(Context.omit(ToolContext)(outer), services) as Context.Context<unknown>
+          )
+      }
+      : (args: unknown) => {
+        const program = call(args)
+        return Effect.isEffect(program) ? Effect.provideContext(program, services) : program
+      }
+    if (portable && !isPortable(tool)) {
+      self[PortableTypeId] = PortableTypeId
+      self.spec = specOf(tool)
+    }
+    return self
+  }
+)
+
+/**
+ * The portable version of a tool's type: what {@link provide} with `portable: true` returns.
+ *
+ * @category models
+ */
+export type PortableOf<T> = T extends Tool<infer N, infer P, infer O, infer F, infer _R> ? PortableTool<N, P, O, F>
+  : never
+
+const isPortable = (tool: Any): boolean => Predicate.hasProperty(tool, PortableTypeId)
+
+// The annotations a spec carries: every field of `Annotations`, which this type makes the compiler hold it to.
+const annotationFields: { readonly [K in keyof Annotations]-?: true } = {
+  title: true,
+  readOnly: true,
+  destructive: true,
+  idempotent: true,
+  openWorld: true,
+  strict: true,
+  timeout: true
+}
+
+const annotationKeys = Object.keys(annotationFields) as ReadonlyArray<keyof Annotations>
+
+/**
+ * The serializable description of a tool: its definition, and its annotations with the timeout as a `Duration`.
+ * Only the annotations that are set are kept, so that the spec encodes without `undefined`s.
+ */
+const specOf = (tool: Any): Spec => {
+  const definition = ToolDefinition.fromTool(tool)
+  const annotations: Record<string, unknown> = {}
+  for (const key of annotationKeys) {
+    const value = tool.annotations[key]
+    if (value === undefined) continue
+    // The timeout was checked when the tool was made.
+    annotations[key] = key === "timeout" ? Duration.fromInputUnsafe(value as Duration.Input) : value
+  }
+  return {
+    name: tool.name,
+    description: tool.description,
+    parameters: definition.parameters as Spec["parameters"],
+    ...(definition.outputSchema !== undefined ? { outputSchema: definition.outputSchema as Spec["parameters"] } : {}),
+    annotations: annotations as Spec["annotations"]
+  }
+}

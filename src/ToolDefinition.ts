@@ -41,9 +41,12 @@ export interface ToolDefinition {
   readonly [TypeId]: TypeId
   readonly name: string
   readonly description: string
-  /** JSON Schema of the arguments, always an object schema with `properties` and `required`. */
+  /**
+   * JSON Schema of the arguments: an object schema. Generated from a `Tool.make` tool's Schema, it always has
+   * `properties` and `required`; a runtime tool's is the JSON Schema it was made with, as it was given.
+   */
   readonly parameters: JsonSchema
-  /** JSON Schema of the output, when the tool has a `success` Schema. */
+  /** JSON Schema of the output, when the tool has a `success` Schema or was made with an `outputSchema`. */
   readonly outputSchema?: JsonSchema | undefined
   /** The tool's hints for hosts and providers (title, readOnly, strict, …), without its timeout. */
   readonly annotations: Omit<Tool.Annotations, "timeout">
@@ -104,7 +107,8 @@ export const make = (fields: Fields): ToolDefinition => {
 const cache = new WeakMap<Tool.Any, ToolDefinition>()
 
 /**
- * The definition of a tool. The JSON Schemas are generated from the tool's Schemas once, then reused.
+ * The definition of a tool. The JSON Schemas are generated from the tool's Schemas once, then reused; a tool
+ * defined at run time (`DynamicTool`) carries the JSON Schemas it was made with, as they were given.
  *
  * Generated schemas are normalized for providers: definitions are inlined (recursive ones stay in a root `$defs`),
  * integers lose the ±2^53 bounds Effect adds, objects get `additionalProperties: false`, and `description`
@@ -116,11 +120,16 @@ export const fromTool = (tool: Tool.Any): ToolDefinition => {
   const cached = cache.get(tool)
   if (cached !== undefined) return cached
   const { timeout: _, ...annotations } = tool.annotations
+  const given = tool.jsonSchemas
   const definition = make({
     name: tool.name,
     description: tool.description,
-    parameters: toParametersJsonSchema(tool.parameters),
-    outputSchema: tool.success !== undefined ? toJsonSchema(tool.success) : undefined,
+    parameters: given !== undefined ? given.parameters : toParametersJsonSchema(tool.parameters),
+    outputSchema: given !== undefined
+      ? given.outputSchema
+      : tool.success !== undefined
+      ? toJsonSchema(tool.success)
+      : undefined,
     annotations
   })
   cache.set(tool, definition)

@@ -35,6 +35,18 @@ export * as ToolDefinition from "./ToolDefinition.ts"
 /** Ordered tool collections and dispatch. */
 export * as ToolSet from "./ToolSet.ts"
 
+/** Tools defined at run time from JSON Schema, and portable tools with a serializable spec. */
+export * as DynamicTool from "./DynamicTool.ts"
+
+/** A tool marked for retrieval: its embedding docs and its stored context. */
+export * as ToolEmbedding from "./ToolEmbedding.ts"
+
+/** Per-request tool selection: an index over embedding tools, and the tool set of one turn. */
+export * as ToolIndex from "./ToolIndex.ts"
+
+/** Static, dynamic and embedding tools into one tool set and its index. */
+export * as ToolSetBuilder from "./ToolSetBuilder.ts"
+
 /** OpenAI Chat Completions: tool definitions, calls and tool messages. */
 export * as OpenAiChat from "./provider/OpenAiChat.ts"
 

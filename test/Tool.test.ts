@@ -1,6 +1,16 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Option, Schema } from "effect"
-import { Tool, ToolCall, ToolContext, ToolExecutionError, ToolOutput, ToolResult, ToolSet } from "../src/index.ts"
+import { Context, Duration, Effect, Option, Schema } from "effect"
+import {
+  DynamicTool,
+  Tool,
+  ToolCall,
+  ToolContext,
+  ToolDefinition,
+  ToolExecutionError,
+  ToolOutput,
+  ToolResult,
+  ToolSet
+} from "../src/index.ts"
 import * as Examples from "../examples/tools.ts"
 
 class CurrentUser extends Context.Service<CurrentUser, { readonly id: string }>()("app/CurrentUser") {}
@@ -149,7 +159,7 @@ describe("Tool", () => {
 
   describe("definition", () => {
     it("gives name, description and provider-ready JSON Schemas", () => {
-      assert.deepStrictEqual(Tool.definition(Add), {
+      assert.deepStrictEqual(Tool.definition(Add), ToolDefinition.make({
         name: "add",
         description: "Add two integers",
         parameters: {
@@ -165,11 +175,11 @@ describe("Tool", () => {
           additionalProperties: false
         },
         annotations: {}
-      })
+      }))
     })
 
     it("turns description annotations into JSON Schema descriptions and leaves out the timeout", () => {
-      assert.deepStrictEqual(Tool.definition(Examples.GetWeather), {
+      assert.deepStrictEqual(Tool.definition(Examples.GetWeather), ToolDefinition.make({
         name: "get_weather",
         description: "Get the current temperature in a city",
         parameters: {
@@ -179,7 +189,7 @@ describe("Tool", () => {
           additionalProperties: false
         },
         annotations: { readOnly: true, openWorld: true }
-      })
+      }))
     })
 
     it("has no outputSchema without a success Schema, and an empty object schema without parameters", () => {
@@ -188,12 +198,101 @@ describe("Tool", () => {
         parameters: Schema.Struct({}),
         call: () => Effect.succeed("pong")
       })
-      assert.deepStrictEqual(Tool.definition(Ping), {
+      assert.deepStrictEqual(Tool.definition(Ping), ToolDefinition.make({
         name: "ping",
         description: "Ping",
         parameters: { type: "object", properties: {}, required: [], additionalProperties: false },
         annotations: {}
-      })
+      }))
+    })
+  })
+
+  describe("arguments that do not decode", () => {
+    const Versioned = Tool.make("versioned", {
+      description: "Pin a version",
+      parameters: Schema.Struct({ version: Schema.SemVerFromString, factor: Schema.Number }),
+      call: ({ factor, version }) => Effect.succeed(`${version.major} x ${factor}`)
+    })
+    const run = (args: unknown) =>
+      ToolSet.execute(ToolSet.make(Versioned), ToolCall.make({ id: "call_v", name: "versioned", arguments: args }))
+
+    it.effect("a number sent as \"NaN\" or \"Infinity\" is refused: the model is told to send a number", () =>
+      Effect.gen(function*() {
+        for (const text of ["NaN", "Infinity", "-Infinity"]) {
+          const result = yield* run(JSON.stringify({ version: "1.2.3", factor: text }))
+          assert.strictEqual(result.status, "error")
+          assert.deepStrictEqual(
+            result.output,
+            ToolOutput.text("tool arguments did not match the schema:\n- $.factor: Expected number")
+          )
+        }
+        const ok = yield* run({ version: "1.2.3", factor: 2.5 })
+        assert.deepStrictEqual(ok.output, ToolOutput.text("1 x 2.5"))
+      }))
+
+    it.effect("what the model sent is never repeated to it, even where a check would quote it", () =>
+      Effect.gen(function*() {
+        const result = yield* run({ version: "sk-live-4f9a1c77e0", factor: 1 })
+        assert.deepStrictEqual(
+          result.output,
+          ToolOutput.text("tool arguments did not match the schema:\n- $.version: Expected SemVer")
+        )
+        const error = Option.getOrThrow(result.error)
+        assert.notInclude(error.message, "sk-live")
+      }))
+  })
+
+  describe("names", () => {
+    const named = (name: string) =>
+      Tool.make(name, { description: "Named", parameters: Schema.Struct({}), call: () => Effect.succeed("ok") })
+    const rule = "a tool name is 1 to 128 characters from A-Z, a-z, 0-9, `_`, `.`, `:` and `-`"
+    const validName = /^[A-Za-z0-9_.:-]{1,128}$/
+
+    it("accepts letters, digits, `_`, `.`, `:` and `-`, from 1 to 128 characters", () => {
+      for (const name of ["a", "get_weather", "fs.read-file", "github:create_issue", "V2", "x".repeat(128)]) {
+        assert.strictEqual(named(name).name, name)
+        assert.isTrue(Tool.isValidName(name))
+      }
+    })
+
+    it("refuses an empty name, which would answer every call that names no tool", () => {
+      assert.throws(() => named(""), TypeError, `tool name "" is not valid: ${rule}`)
+    })
+
+    it("refuses names over 128 characters, and names with other characters, naming them and the rule", () => {
+      assert.throws(() => named("x".repeat(129)), TypeError, `tool name "${"x".repeat(64)}…" is not valid: ${rule}`)
+      for (const name of ["get weather", "fs/read", "naïve", "tool\n", "a,b", "<b>"]) {
+        assert.throws(() => named(name), TypeError, `tool name ${JSON.stringify(name)} is not valid: ${rule}`)
+        assert.isFalse(Tool.isValidName(name))
+      }
+    })
+
+    it("repeats at most 64 characters of a refused name", () => {
+      const name = "bad name ".repeat(100_000)
+      const error = (() => {
+        try {
+          named(name)
+        } catch (error) {
+          return error as TypeError
+        }
+        assert.fail("the name was accepted")
+      })()
+      assert.strictEqual(error.message, `tool name ${JSON.stringify(`${name.slice(0, 64)}…`)} is not valid: ${rule}`)
+    })
+
+    it("isValidName is false for anything that is not a string", () => {
+      for (const value of [undefined, null, 1, {}, ["a"]]) assert.isFalse(Tool.isValidName(value))
+    })
+
+    const NameLike = Schema.String.check(Schema.isPattern(/^[A-Za-z0-9_.:\- ]{0,140}$/))
+
+    it.prop("a name is accepted exactly when it follows the rule", [Schema.String, NameLike], ([any, nameLike]) => {
+      for (const name of [any, nameLike]) {
+        const valid = validName.test(name)
+        assert.strictEqual(Tool.isValidName(name), valid)
+        if (valid) assert.strictEqual(named(name).name, name)
+        else assert.throws(() => named(name), TypeError)
+      }
     })
   })
 
@@ -210,4 +309,107 @@ describe("Tool", () => {
       "tool `slow`: the timeout annotation is not a duration: soon"
     )
   })
+})
+
+describe("Tool.provide", () => {
+  class Rates extends Context.Service<Rates, number>()("app/Rates") {}
+  class Greeting extends Context.Service<Greeting, string>()("app/Greeting") {}
+
+  const Convert = Tool.make("convert", {
+    description: "Convert euros to dollars, and keep the rate used",
+    parameters: Schema.Struct({ euros: Schema.Finite }),
+    success: Schema.Struct({ dollars: Schema.Finite, greeting: Schema.String }),
+    call: Effect.fn(function*({ euros }) {
+      const rate = yield* Rates
+      const greeting = yield* Greeting
+      yield* ToolContext.insertResult(AuditRecord, rate)
+      return { dollars: euros * rate, greeting }
+    })
+  })
+  const convertCall = ToolCall.make({ id: "call_c", name: "convert", arguments: "{\"euros\":2}" })
+
+  it.effect("the provided services are what the call sees, whoever executes it; the rest still come from the caller", () =>
+    Effect.gen(function*() {
+      const Provided = Tool.provide(Convert, Context.make(Rates, 1.5))
+      const result = yield* ToolSet.execute(ToolSet.make(Provided), convertCall).pipe(
+        Effect.provideService(Rates, 99),
+        Effect.provideService(Greeting, "hi")
+      )
+      assert.deepStrictEqual(result.output, ToolOutput.json({ dollars: 3, greeting: "hi" }))
+      // Not portable: the tool keeps its ToolContext, and the metadata it stores.
+      assert.deepStrictEqual(ToolResult.metadata(result, AuditRecord), Option.some(1.5))
+      assert.isFalse(Tool.PortableTypeId in Provided)
+    }))
+
+  it.effect("pipeable, and everything but call stays the same: name, Schemas, annotations, definition", () =>
+    Effect.gen(function*() {
+      const Provided = Convert.pipe(Tool.provide(Context.make(Rates, 2).pipe(Context.add(Greeting, "yo"))))
+      assert.deepStrictEqual(
+        [Provided.name, Provided.description, Provided.parameters, Provided.success, Provided.annotations, Provided.onExcessProperty],
+        [Convert.name, Convert.description, Convert.parameters, Convert.success, Convert.annotations, Convert.onExcessProperty]
+      )
+      assert.deepStrictEqual({ ...ToolDefinition.fromTool(Provided) }, { ...ToolDefinition.fromTool(Convert) })
+      const bad = yield* ToolSet.execute(ToolSet.make(Provided), ToolCall.make({ id: "b", name: "convert", arguments: "{}" }))
+      assert.strictEqual(Option.getOrThrow(bad.error).kind, "invalid_args")
+    }))
+
+  it.effect("a ToolContext in the given context is ignored: each call gets its own", () =>
+    Effect.gen(function*() {
+      const Facts = Tool.make("facts", {
+        description: "The call's id",
+        parameters: Schema.Struct({}),
+        call: () => ToolContext.callId
+      })
+      const stale = Context.make(ToolContext.ToolContext, {} as ToolContext.ToolContext["Service"])
+      const Provided = Tool.provide(Facts, stale as Context.Context<never>)
+      const result = yield* ToolSet.execute(ToolSet.make(Provided), ToolCall.make({ id: "call_fresh", name: "facts", arguments: "{}" }))
+      assert.deepStrictEqual(result.output, ToolOutput.text("call_fresh"))
+    }))
+
+  it.effect("portable on request: it carries a spec from its definition, and its call runs without a ToolContext", () =>
+    Effect.gen(function*() {
+      const services = Context.make(Rates, 2).pipe(Context.add(Greeting, "yo"))
+      const Portable = Tool.provide(Convert, services, { portable: true })
+      assert.isTrue(DynamicTool.isPortable(Portable))
+      const definition = ToolDefinition.fromTool(Convert)
+      assert.deepStrictEqual(Portable.spec, {
+        name: "convert",
+        description: Convert.description,
+        parameters: definition.parameters as Schema.JsonObject,
+        outputSchema: definition.outputSchema as Schema.JsonObject,
+        annotations: {}
+      })
+      // This tool stores metadata through its ToolContext, which a portable tool has not: it fails, loudly.
+      const result = yield* ToolSet.execute(ToolSet.make(Portable), convertCall)
+      assert.strictEqual(Option.getOrThrow(result.error).kind, "other")
+      assert.deepStrictEqual(ToolResult.metadata(result, AuditRecord), Option.none())
+      // One that does not use it runs as before.
+      const Pure = Tool.make("pure", {
+        description: "Reads a service only",
+        parameters: Schema.Struct({}),
+        annotations: { timeout: "2 seconds", readOnly: true },
+        call: () => Effect.map(Rates, (rate) => ({ rate }))
+      })
+      const PortablePure = Tool.provide(Pure, Context.make(Rates, 3), { portable: true })
+      assert.deepStrictEqual(PortablePure.spec.annotations, { timeout: Duration.seconds(2), readOnly: true })
+      const pure = yield* ToolSet.execute(ToolSet.make(PortablePure), ToolCall.make({ id: "p", name: "pure", arguments: "{}" }))
+      assert.deepStrictEqual(pure.output, ToolOutput.json({ rate: 3 }))
+    }))
+
+  it.effect("a portable tool stays portable, and a dynamic tool keeps its JSON Schema validation", () =>
+    Effect.gen(function*() {
+      const Echo = DynamicTool.portable("echo", {
+        description: "Echo",
+        parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+        call: (args) => Effect.succeed(args.text)
+      })
+      const Again = Tool.provide(Echo, Context.make(Rates, 1))
+      assert.isTrue(DynamicTool.isPortable(Again))
+      assert.strictEqual(Again.spec, Echo.spec)
+      const result = yield* ToolSet.execute(ToolSet.make(Again), ToolCall.make({ id: "e", name: "echo", arguments: "{}" }))
+      assert.strictEqual(
+        Option.getOrThrow(result.error).message,
+        "tool arguments did not match the schema:\n- $.text: is required"
+      )
+    }))
 })

@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, it } from "@effect/vitest"
-import { Context, Effect, Schema } from "effect"
-import { Tool, ToolCall, ToolContext, ToolExecutionError, type ToolResult, ToolSet } from "../src/index.ts"
+import { Context, type Duration, Effect, Schema } from "effect"
+import { DynamicTool, Tool, ToolCall, ToolContext, ToolExecutionError, type ToolResult, ToolSet } from "../src/index.ts"
 
 class CurrentUser extends Context.Service<CurrentUser, { readonly id: string }>()("app/CurrentUser") {}
 class Database extends Context.Service<Database, { readonly lookup: (id: string) => string }>()("app/Database") {}
@@ -265,5 +265,94 @@ describe("types", () => {
     class Tools extends Context.Service<Tools, ToolSet.Service<CurrentUser>>()("app/Tools") {}
     const layer = ToolSet.toLayer(Tools, ToolSet.make(Add, Lookup))
     expectTypeOf(layer).toEqualTypeOf<import("effect").Layer.Layer<Tools, never, Database>>()
+  })
+})
+
+describe("runtime and portable tool types", () => {
+  it("a dynamic tool's arguments are a JSON object, and its services are its requirements", () => {
+    const Search = DynamicTool.make("search_docs", {
+      description: "Search",
+      parameters: { type: "object", properties: { query: { type: "string" } } },
+      call: (args) => {
+        expectTypeOf(args).toEqualTypeOf<DynamicTool.Arguments>()
+        expectTypeOf(args).toEqualTypeOf<{ readonly [x: string]: Schema.Json }>()
+        return Effect.map(Database, (db) => db.lookup(String(args.query)))
+      }
+    })
+    expectTypeOf(Search).toEqualTypeOf<Tool.Tool<"search_docs", DynamicTool.Arguments, unknown, never, Database>>()
+    // ToolContext is not a requirement: dispatch provides it, as for Tool.make.
+    const WithContext = DynamicTool.make("with_context", {
+      description: "Reads its call id",
+      parameters: { type: "object" },
+      call: () => ToolContext.callId
+    })
+    expectTypeOf<Tool.Requirements<typeof WithContext>>().toEqualTypeOf<never>()
+  })
+
+  it("a portable tool needs nothing and fails only with a ToolExecutionError", () => {
+    const Echo = DynamicTool.portable("echo", {
+      description: "Echo",
+      parameters: { type: "object" },
+      call: (args) => Effect.succeed(args)
+    })
+    expectTypeOf(Echo).toEqualTypeOf<DynamicTool.PortableTool<"echo">>()
+    expectTypeOf<Tool.Requirements<typeof Echo>>().toEqualTypeOf<never>()
+    DynamicTool.portable("needs_db", {
+      description: "Needs a service",
+      parameters: { type: "object" },
+      // @ts-expect-error a portable tool's call needs no services
+      call: () => Effect.map(Database, (db) => db.lookup("x"))
+    })
+    DynamicTool.portable("fails", {
+      description: "Fails with a plain error",
+      parameters: { type: "object" },
+      // @ts-expect-error a portable tool fails only with a ToolExecutionError
+      call: () => Effect.fail(new Error("boom"))
+    })
+  })
+
+  it("a spec's annotations are exactly a tool's annotations, the timeout as a Duration", () => {
+    expectTypeOf<keyof DynamicTool.Spec["annotations"]>().toEqualTypeOf<keyof Tool.Annotations>()
+    expectTypeOf<DynamicTool.Spec["annotations"]["timeout"]>().toEqualTypeOf<Duration.Duration | undefined>()
+  })
+
+  it("Tool.provide removes the services it provides from the requirements, and only those", () => {
+    const Both = Tool.make("both", {
+      description: "Needs both",
+      parameters: Schema.Struct({}),
+      call: () => Effect.zip(Database, CurrentUser)
+    })
+    const withDb = Tool.provide(Both, Context.make(Database, { lookup: (id) => id }))
+    expectTypeOf<Tool.Requirements<typeof withDb>>().toEqualTypeOf<CurrentUser>()
+    expectTypeOf<Tool.Name<typeof withDb>>().toEqualTypeOf<"both">()
+    expectTypeOf<Tool.Output<typeof withDb>>().toEqualTypeOf<Tool.Output<typeof Both>>()
+    const piped = Both.pipe(Tool.provide(Context.make(CurrentUser, { id: "u" })))
+    expectTypeOf<Tool.Requirements<typeof piped>>().toEqualTypeOf<Database>()
+    const all = Tool.provide(withDb, Context.make(CurrentUser, { id: "u" }))
+    expectTypeOf<Tool.Requirements<typeof all>>().toEqualTypeOf<never>()
+    // Executing still needs what was not provided.
+    // @ts-expect-error CurrentUser is still required
+    runnable(ToolSet.execute(ToolSet.make(withDb), call))
+    runnable(ToolSet.execute(ToolSet.make(all), call))
+  })
+
+  it("Tool.provide with portable: true compiles only when nothing is left required, and gives a portable tool", () => {
+    const Both = Tool.make("both", {
+      description: "Needs both",
+      parameters: Schema.Struct({ id: Schema.String }),
+      call: ({ id }) => Effect.map(Database, (db) => db.lookup(id))
+    })
+    const services = Context.make(Database, { lookup: (id: string) => id })
+    const portable = Tool.provide(Both, services, { portable: true })
+    expectTypeOf(portable).toEqualTypeOf<DynamicTool.PortableTool<"both", { readonly id: string }, string, never>>()
+    const piped = Both.pipe(Tool.provide(services, { portable: true }))
+    expectTypeOf(piped).toEqualTypeOf<typeof portable>()
+    // @ts-expect-error Database is still needed: the result could not run anywhere
+    Tool.provide(Both, Context.make(CurrentUser, { id: "u" }), { portable: true })
+    // @ts-expect-error the same, in the pipeable form
+    Both.pipe(Tool.provide(Context.make(CurrentUser, { id: "u" }), { portable: true }))
+    // A portable tool stays portable, whatever is provided.
+    const Echo = DynamicTool.portable("echo", { description: "Echo", parameters: { type: "object" }, call: Effect.succeed })
+    expectTypeOf(Tool.provide(Echo, services)).toEqualTypeOf<DynamicTool.PortableTool<"echo">>()
   })
 })

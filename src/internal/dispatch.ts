@@ -4,11 +4,13 @@
  *
  *   1. look the name up            → not_found
  *   2. parse the arguments         → invalid_args (bad JSON, limits, not an object)
- *   3. decode with the Schema      → invalid_args (every failing path and what was expected)
+ *   3. decode with the Schema, or validate against the JSON Schema of a runtime tool
+ *                                  → invalid_args (every failing path and what was expected)
  *   4. run `call` with a fresh ToolContext, under the tool's timeout
  *                                  → mapError / other / cancelled / timeout
- *   5. convert the return value into a ToolOutput: one frozen plain JSON copy, read once under the output limits
- *                                  → other (the value cannot be encoded, is not JSON, or exceeds a limit)
+ *   5. convert the return value into a ToolOutput: one frozen plain JSON copy, read once under the output limits,
+ *      checked against a runtime tool's output JSON Schema
+ *                                  → other (the value cannot be encoded, is not JSON, exceeds a limit, or mismatches)
  *   6. build the ToolResult; record metrics, and a span when a tracing backend is installed
  *
  * Everything a call can reuse is computed once per tool, in its `Plan`. A Schema parser answers a successful
@@ -29,6 +31,7 @@ import { ToolResult } from "../ToolResult.ts"
 import { describeError } from "./describe.ts"
 import { jsonCodec } from "./codec.ts"
 import { formatIssues } from "./issues.ts"
+import { type JsonSchemaValidator, validatorOf } from "./jsonSchemaValidator.ts"
 import { defaultLimits, defaultOutputLimits, type JsonLimits, parseArguments } from "./json.ts"
 import { annotateSpan, ToolMetrics, unknownToolName } from "./telemetry.ts"
 
@@ -61,12 +64,22 @@ interface EncodeFailure {
   readonly cause?: unknown
 }
 
-/** What dispatch reuses across the calls of one tool. */
+/**
+ * What dispatch reuses across the calls of one tool. The plan is where a tool of Schemas and a tool of JSON Schemas
+ * (a runtime tool) differ: how arguments are checked, and how an output is. Every other step is the same.
+ */
 interface Plan {
   readonly tool: Tool.Any
-  readonly decode: (input: unknown) => Effect.Effect<unknown, SchemaIssue.Issue>
+  /**
+   * Checks the parsed arguments and gives what `call` receives: the Schema codec's decoding (its issue is formatted
+   * by `runTool`), or, for a runtime tool, the arguments themselves once its JSON Schema validator accepts them (its
+   * failures are already errors).
+   */
+  readonly decode: (input: unknown) => Effect.Effect<unknown, SchemaIssue.Issue | ToolExecutionError.ToolExecutionError>
   /** Encodes a return value with the `success` Schema's JSON codec; the output conversion copies what it makes. */
   readonly encode: ((value: unknown) => Result.Result<unknown, EncodeFailure>) | undefined
+  /** Checks a converted output against a runtime tool's output JSON Schema: a JSON output must match it. */
+  readonly checkOutput: ((output: ToolOutput.ToolOutput) => Result.Result<ToolOutput.ToolOutput, EncodeFailure>) | undefined
   readonly timeoutMs: number | undefined
   readonly metrics: ToolMetrics
 }
@@ -141,12 +154,63 @@ const makeEncoder = (schema: Tool.AnySchema): NonNullable<Plan["encode"]> => {
   }
 }
 
+/**
+ * The `decode` of a runtime tool: its JSON Schema validator, compiled on the first call (a schema that does not
+ * compile fails every call with `other`). Accepted arguments are passed on whole, every key kept, and frozen, as the
+ * copy `parseArguments` makes of a parsed value already is, so that the tool cannot change what its result shows.
+ */
+const jsonSchemaDecoder = (name: string, validator: JsonSchemaValidator): Plan["decode"] => (input) => {
+  const checked = validator.validate(input)
+  if (Result.isSuccess(checked)) return Exit.succeed(Object.isFrozen(input) ? input : deepFreeze(input))
+  const failure = checked.failure
+  return Exit.fail(
+    failure._tag === "Mismatch"
+      ? ToolExecutionError.invalidArgs(`tool arguments did not match the schema:\n${failure.message}`)
+      : ToolExecutionError.makeSafe(
+        "other",
+        `the parameters JSON Schema of tool \`${name}\` cannot be used: ${failure.reason}`,
+        failure.cause
+      )
+  )
+}
+
+/** Freezes parsed JSON, without recursion: the host may allow any depth. */
+const deepFreeze = (root: unknown): unknown => {
+  const stack: Array<unknown> = [root]
+  while (stack.length > 0) {
+    const node = stack.pop()
+    if (typeof node !== "object" || node === null || Object.isFrozen(node)) continue
+    Object.freeze(node)
+    for (const key in node) stack.push((node as Record<string, unknown>)[key])
+  }
+  return root
+}
+
+/** The `checkOutput` of a runtime tool with an output JSON Schema: a JSON output (one Json block) must match it. */
+const outputChecker = (validator: JsonSchemaValidator): NonNullable<Plan["checkOutput"]> => (output) => {
+  const json = ToolOutput.asJson(output)
+  if (Option.isNone(json)) return Result.succeed(output)
+  const checked = validator.validate(json.value)
+  if (Result.isSuccess(checked)) return Result.succeed(output)
+  const failure = checked.failure
+  return Result.fail(
+    failure._tag === "Mismatch"
+      ? { reason: `the output does not match the outputSchema:\n${failure.message}` }
+      : { reason: `the outputSchema cannot be used: ${failure.reason}`, cause: failure.cause }
+  )
+}
+
 const makePlan = (tool: Tool.Any): Plan => {
   const timeout = tool.annotations.timeout
+  // Nothing is compiled here: a validator compiles on its first call, so a set of 1,000 runtime tools costs none.
+  const schemas = tool.jsonSchemas
   return {
     tool,
-    decode: decoderOf(tool.parameters, tool.onExcessProperty),
-    encode: tool.success === undefined ? undefined : encoderOf(tool.success),
+    decode: schemas !== undefined
+      ? jsonSchemaDecoder(tool.name, validatorOf(schemas.parameters))
+      : decoderOf(tool.parameters, tool.onExcessProperty),
+    encode: schemas !== undefined || tool.success === undefined ? undefined : encoderOf(tool.success),
+    checkOutput: schemas?.outputSchema !== undefined ? outputChecker(validatorOf(schemas.outputSchema)) : undefined,
     timeoutMs: timeout === undefined ? undefined : Duration.toMillis(Duration.fromInputUnsafe(timeout)),
     metrics: new ToolMetrics(tool.name)
   }
@@ -359,7 +423,7 @@ const run = (self: Call): Effect.Effect<ToolResult, never, any> => {
   const decoded = plan.decode(parsed.result.success)
   // A successful synchronous parse answers with an Exit: no extra step for it.
   return Exit.isExit(decoded)
-    ? runTool(self, plan, decoded as Exit.Exit<unknown, SchemaIssue.Issue>)
+    ? runTool(self, plan, decoded as Exit.Exit<unknown, SchemaIssue.Issue | ToolExecutionError.ToolExecutionError>)
     : Effect.flatMap(Effect.exit(decoded), (exit) => runTool(self, plan, exit))
 }
 
@@ -402,12 +466,14 @@ const limit = (value: unknown, fallback: number): number =>
 const runTool = (
   self: Call,
   plan: Plan,
-  decoded: Exit.Exit<unknown, SchemaIssue.Issue>
+  decoded: Exit.Exit<unknown, SchemaIssue.Issue | ToolExecutionError.ToolExecutionError>
 ): Effect.Effect<ToolResult, never, any> => {
   if (Exit.isFailure(decoded)) {
     const issue = Cause.findErrorOption(decoded.cause)
     const error = Option.isSome(issue)
-      ? ToolExecutionError.invalidArgs(`tool arguments did not match the schema:\n${formatIssues(issue.value)}`)
+      ? ToolExecutionError.isToolExecutionError(issue.value)
+        ? issue.value
+        : ToolExecutionError.invalidArgs(`tool arguments did not match the schema:\n${formatIssues(issue.value)}`)
       : ToolExecutionError.makeSafe(
         "other",
         "decoding the tool arguments failed unexpectedly",
@@ -471,7 +537,8 @@ const runTool = (
 /** Step 5 and 6 for a tool that succeeded: convert its output, keep its metadata. */
 const succeeded = (self: Call, plan: Plan, value: unknown, context: CallContext | undefined): ToolResult => {
   // Total: whatever the value does when it is read ends in an output or a failure, never in a throw.
-  const output = ToolOutput.fromReturn(value, plan.encode, self.limits.output)
+  let output = ToolOutput.fromReturn(value, plan.encode, self.limits.output)
+  if (plan.checkOutput !== undefined && Result.isSuccess(output)) output = plan.checkOutput(output.success)
   if (Result.isFailure(output)) {
     context?.seal(false)
     const failure = typeof output.failure === "string" ? { reason: output.failure } : output.failure

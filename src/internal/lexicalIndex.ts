@@ -1,0 +1,275 @@
+/// <reference path="./wink-porter2-stemmer.d.ts" />
+/**
+ * The default, offline retriever: BM25 (minisearch) over what a tool definition holds, with a Porter2 stemmer.
+ *
+ * minisearch and the stemmer are loaded with `import()` the first time an index is built, so that importing the
+ * package never loads them.
+ */
+import { Effect } from "effect"
+
+/** What the index reads of one tool. */
+export interface LexicalDocument {
+  readonly name: string
+  readonly description: string
+  readonly docs: ReadonlyArray<string>
+  /** The parameters' names and enum values (see `parameterText.ts`). */
+  readonly parameterNames: ReadonlyArray<string>
+  /** The parameters' descriptions and titles. */
+  readonly parameterText: ReadonlyArray<string>
+}
+
+/** Field weights: how much a query term found in each field counts. */
+export interface FieldBoosts {
+  readonly name: number
+  readonly description: number
+  readonly docs: number
+  readonly parameterNames: number
+  readonly parameterText: number
+}
+
+/**
+ * The retriever's features, each one measurable on its own (the retrieval evaluation turns them off one by one).
+ */
+export interface LexicalOptions {
+  /** Porter2-stem every word, of documents and queries alike. */
+  readonly stem: boolean
+  /** Split names on `_`, `-`, `.`, `:` and camelCase; otherwise a name is one token. */
+  readonly splitNames: boolean
+  /** Index the parameters' names, descriptions and enum values. */
+  readonly parameters: boolean
+  /** Drop common English function words from documents and queries. */
+  readonly stopWords: boolean
+  /** Let a query word of four letters or more also match the words it begins ("repo" finds "repository"). */
+  readonly prefix: boolean
+  /** Add the words of a small general thesaurus to a query ("remove" also searches "delete"), at a lower weight. */
+  readonly thesaurus: boolean
+  readonly boost: FieldBoosts
+}
+
+/** The features the default retriever uses; each was kept because it raised recall on the evaluation's dev half. */
+export const defaultLexicalOptions: LexicalOptions = {
+  stem: true,
+  splitNames: true,
+  parameters: true,
+  stopWords: true,
+  prefix: true,
+  thesaurus: true,
+  boost: { name: 2, description: 1, docs: 1, parameterNames: 0.5, parameterText: 0.25 }
+}
+
+/** A built index: the ids (positions in the documents it was built from) of the matching tools, best first. */
+export interface LexicalIndex {
+  readonly search: (query: string, limit: number) => Array<number>
+}
+
+/**
+ * At most this many distinct query words are searched. A query is usually a user's message, which can be a pasted
+ * page: each word costs a lookup, and the first few hundred carry the request.
+ */
+export const maxQueryTerms = 256
+
+/** A thesaurus word counts for less than a word the user wrote. */
+const thesaurusWeight = 0.5
+
+// The words that appear in almost every request and every description: they carry no preference for a tool.
+const stopWords = new Set([
+  "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can",
+  "could", "did", "do", "does", "for", "from", "had", "has", "have", "he", "her", "here", "him", "his", "how", "i",
+  "if", "in", "into", "is", "it", "its", "just", "let", "like", "me", "might", "my", "of", "on", "or", "our", "please",
+  "she", "should", "so", "some", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this",
+  "those", "to", "us", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will",
+  "with", "would", "you", "your"
+])
+
+/**
+ * Words that users and tool authors use for the same thing: the everyday verbs of reading and changing things, and
+ * the usual short forms of software objects. General English and general software vocabulary, never the names of
+ * particular tools: a request rarely uses the author's word ("remove" for delete, "folder" for directory, "PR" for
+ * pull request). A query word in a group also searches the group's other words.
+ */
+const thesaurusGroups: ReadonlyArray<ReadonlyArray<string>> = [
+  ["delete", "remove", "erase", "drop", "forget", "destroy", "discard"],
+  ["create", "make", "new", "add", "start", "setup"],
+  ["get", "fetch", "retrieve", "show", "display", "view", "see"],
+  ["list", "show", "enumerate"],
+  ["search", "find", "lookup", "look", "query", "grep", "locate", "seek"],
+  ["update", "edit", "change", "modify", "fix", "alter", "replace", "amend"],
+  ["write", "save", "store", "overwrite", "record"],
+  ["send", "post", "tell", "notify", "announce", "share", "message"],
+  ["move", "rename", "relocate"],
+  ["reply", "respond", "answer", "comment"],
+  ["remember", "memory", "memorize", "recall", "note"],
+  ["run", "execute", "launch"],
+  ["think", "reason", "reasoning", "thought", "thoughts"],
+  ["directory", "directories", "folder", "folders", "dir"],
+  ["repository", "repositories", "repo", "repos"],
+  ["pull", "pr", "prs"],
+  ["merge", "mr", "mrs"],
+  ["database", "db", "sql"],
+  ["image", "picture", "photo", "pic", "screenshot"],
+  ["audio", "sound", "recording", "voice"],
+  ["user", "users", "member", "members", "people", "person", "profile"],
+  ["reaction", "emoji", "react"],
+  ["environment", "env"],
+  ["configuration", "config", "settings"],
+  ["information", "info", "details", "metadata"],
+  ["issue", "ticket", "bug"],
+  ["size", "big", "large", "bytes"],
+  ["web", "internet", "online", "google"],
+  ["coordinates", "latitude", "longitude", "lat", "gps"],
+  ["elevation", "altitude", "height"],
+  ["directions", "route", "navigate"],
+  ["distance", "far"]
+]
+
+interface Engines {
+  readonly MiniSearch: typeof import("minisearch").default
+  readonly stem: (word: string) => string
+}
+
+let loading: Promise<Engines> | undefined
+
+const load = (): Promise<Engines> =>
+  loading ??= Promise.all([import("minisearch"), import("wink-porter2-stemmer")]).then(
+    ([minisearch, stemmer]) => ({ MiniSearch: minisearch.default, stem: stemmer.default }),
+    (error: unknown) => {
+      // A failed load is not remembered: the next build tries again.
+      loading = undefined
+      throw error
+    }
+  )
+
+const wordPattern = /[\p{L}\p{N}]+/gu
+
+const hasUpperCase = /\p{Lu}/u
+
+/**
+ * Calls `f` with the words of a text, lower-cased, in order, until it returns false; identifiers inside the text
+ * (`read_file`, `entityNames`, `HTTPServer`) are split into their words. A caller who needs only the first words of
+ * a long text reads only those.
+ */
+const eachWord = (text: string, f: (word: string) => boolean): void => {
+  wordPattern.lastIndex = 0
+  for (let match = wordPattern.exec(text); match !== null; match = wordPattern.exec(text)) {
+    const run = match[0]
+    if (!hasUpperCase.test(run)) {
+      if (!f(run)) return
+      continue
+    }
+    const parts = run.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2").replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2")
+    for (const part of parts.split(" ")) if (!f(part.toLowerCase())) return
+  }
+}
+
+const fields = ["name", "description", "docs", "parameterNames", "parameterText"] as const
+
+interface Row {
+  readonly id: number
+  readonly name: string
+  readonly description: string
+  readonly docs: string
+  readonly parameterNames: string
+  readonly parameterText: string
+}
+
+/**
+ * Builds the index. Documents are identified by their position; `search` answers positions, best first, ties in
+ * document order.
+ */
+export const buildLexicalIndex = (
+  documents: ReadonlyArray<LexicalDocument>,
+  options: LexicalOptions = defaultLexicalOptions
+): Effect.Effect<LexicalIndex> =>
+  Effect.map(Effect.promise(load), ({ MiniSearch, stem }) => {
+    // Stems of the documents' words, kept for queries. Words only a query brought are stemmed, never stored, so
+    // that queries cannot grow the index.
+    const stems = new Map<string, string>()
+    const normalize = (word: string): string | undefined => {
+      if (options.stopWords && stopWords.has(word)) return undefined
+      if (!options.stem) return word
+      let stemmed = stems.get(word)
+      if (stemmed === undefined) {
+        stemmed = stem(word)
+        stems.set(word, stemmed)
+      }
+      return stemmed
+    }
+    const terms = (text: string, keepWhole: boolean): Array<string> => {
+      if (keepWhole) return text === "" ? [] : [text.toLowerCase()]
+      const out: Array<string> = []
+      eachWord(text, (word) => {
+        const term = normalize(word)
+        if (term !== undefined) out.push(term)
+        return true
+      })
+      return out
+    }
+    const rows: Array<Row> = documents.map((document, id) => ({
+      id,
+      name: document.name,
+      description: document.description,
+      docs: document.docs.join("\n"),
+      parameterNames: options.parameters ? document.parameterNames.join(" ") : "",
+      parameterText: options.parameters ? document.parameterText.join("\n") : ""
+    }))
+    const index = new MiniSearch<Row>({
+      idField: "id",
+      fields: [...fields],
+      storeFields: [],
+      tokenize: (text, field) => terms(text, field === "name" && !options.splitNames),
+      // Terms come out of `tokenize` already normalized.
+      processTerm: (term) => term
+    })
+    index.addAll(rows)
+    // Queries are normalized once here, then searched as they are.
+    const searchOptions = {
+      boost: { ...options.boost },
+      prefix: options.prefix ? (term: string) => term.length >= 4 : false,
+      tokenize: (text: string) => text.split(" "),
+      processTerm: (term: string) => term,
+      combineWith: "OR" as const
+    }
+    const stemQueryWord = (word: string): string | undefined => {
+      if (options.stopWords && stopWords.has(word)) return undefined
+      return options.stem ? stems.get(word) ?? stem(word) : word
+    }
+    // Each word's thesaurus terms, normalized as documents are.
+    const related = new Map<string, Array<string>>()
+    if (options.thesaurus) {
+      for (const group of thesaurusGroups) {
+        for (const word of group) {
+          const terms = related.get(word) ?? []
+          for (const other of group) {
+            const term = other === word ? undefined : normalize(other)
+            if (term !== undefined && !terms.includes(term)) terms.push(term)
+          }
+          related.set(word, terms)
+        }
+      }
+    }
+    return {
+      search: (query, limit) => {
+        if (limit <= 0) return []
+        const unique = new Set<string>()
+        const expansions = new Set<string>()
+        eachWord(query, (word) => {
+          const term = stemQueryWord(word)
+          if (term !== undefined && term !== "") unique.add(term)
+          for (const other of related.get(word) ?? []) expansions.add(other)
+          return unique.size < maxQueryTerms
+        })
+        for (const term of unique) expansions.delete(term)
+        if (unique.size === 0 && expansions.size === 0) return []
+        const hits = index.search([...unique, ...expansions].join(" "), {
+          ...searchOptions,
+          boostTerm: (term: string) => expansions.has(term) ? thesaurusWeight : 1
+        })
+        // minisearch sorts by score alone; equal scores are put in document order, so that a ranking never
+        // depends on how the engine iterated.
+        hits.sort((left, right) => right.score - left.score || (left.id as number) - (right.id as number))
+        const out: Array<number> = []
+        for (let i = 0; i < hits.length && i < limit; i++) out.push(hits[i]!.id as number)
+        return out
+      }
+    }
+  })
