@@ -1,5 +1,5 @@
 /**
- * The single view of an executed tool call. Every call produces exactly one `ToolResult`, and hooks, telemetry and
+ * The single view of an executed tool call. Every call produces exactly one `ToolResult`, and telemetry and the
  * provider adapters all read it.
  *
  * @since 0.1.0
@@ -11,8 +11,9 @@ import type * as ToolOutput from "./ToolOutput.ts"
 const TypeId = "~effect-llm-tools/ToolResult" as const
 
 /**
- * How a call ended: `success`; `error` (it failed); `denied` (the tool, or a hook, refused it); `skipped` (a hook
- * skipped it).
+ * How a call ended: `success`; `error` (it failed); `denied` (the tool refused it, with
+ * `ToolExecutionError.refused`); `skipped` (the call was not run; dispatch itself never produces it, and the adapters
+ * render it as skipped).
  *
  * @category models
  */
