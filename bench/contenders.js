@@ -136,6 +136,64 @@ export const makeContenders = async () => {
       return JSON.stringify(encoded)
     })))
 
+  // The same under a recording tracer, with one `Effect.withSpan` per call carrying the attributes our span carries:
+  // what a traced call costs in Effect itself, the peer of our traced rows.
+  const baselineRecording = makeRecordingTracer()
+  add(
+    "Effect baseline, recording tracer: decode+encode in Effect.gen, one Effect.withSpan, runSync/call",
+    "effect-baseline",
+    false,
+    (i) =>
+      Effect.runSync(Effect.withTracer(
+        Effect.withSpan(
+          Effect.gen(function*() {
+            const { left, right } = yield* decodeEffect(JSON.parse(textAt(i)))
+            const encoded = yield* encodeEffect({ value: left + right })
+            return JSON.stringify(encoded)
+          }),
+          "execute_tool add",
+          {
+            kind: "internal",
+            attributes: {
+              "gen_ai.operation.name": "execute_tool",
+              "gen_ai.tool.name": "add",
+              "gen_ai.tool.call.id": `call_${i & 63}`
+            }
+          }
+        ),
+        baselineRecording.tracer
+      ))
+  )
+
+  // The same span without the stack trace `Effect.withSpan` captures by default (our span captures none): what the
+  // span itself costs in Effect.
+  add(
+    "Effect baseline, recording tracer, Effect.withSpan without a stack trace, runSync/call",
+    "effect-baseline",
+    false,
+    (i) =>
+      Effect.runSync(Effect.withTracer(
+        Effect.withSpan(
+          Effect.gen(function*() {
+            const { left, right } = yield* decodeEffect(JSON.parse(textAt(i)))
+            const encoded = yield* encodeEffect({ value: left + right })
+            return JSON.stringify(encoded)
+          }),
+          "execute_tool add",
+          {
+            kind: "internal",
+            captureStackTrace: false,
+            attributes: {
+              "gen_ai.operation.name": "execute_tool",
+              "gen_ai.tool.name": "add",
+              "gen_ai.tool.call.id": `call_${i & 63}`
+            }
+          }
+        ),
+        baselineRecording.tracer
+      ))
+  )
+
   // ours
   const set = ToolSet.make(makeOurAdd())
   const calls = argumentTexts.map((text, i) => ToolCall.make({ id: `call_${i}`, name: "add", arguments: text }))

@@ -268,8 +268,13 @@ export const dispatch = (
       }),
       (span) => {
         self.span = span
-        // The caller interrupting `execute` produces no result; the span still ends, as interrupted.
-        return Effect.onInterrupt(run(self), () => Effect.sync(() => self.endSpan(Exit.interrupt())))
+        const program = run(self)
+        // A call that finished synchronously has already ended its span with its result: nothing is left to
+        // interrupt. Otherwise the caller interrupting `execute` produces no result; the span still ends, as
+        // interrupted.
+        return Exit.isExit(program)
+          ? program
+          : Effect.onInterrupt(program, () => Effect.sync(() => self.endSpan(Exit.interrupt())))
       }
     )
   })
