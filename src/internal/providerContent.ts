@@ -11,7 +11,7 @@ import * as ToolDefinition from "../ToolDefinition.ts"
 import type { Status, ToolResult } from "../ToolResult.ts"
 import * as ToolResultContent from "../ToolResultContent.ts"
 import * as ToolSet from "../ToolSet.ts"
-import { urlContent } from "./dataUrl.ts"
+import { isDataUrl, urlContent } from "./dataUrl.ts"
 import { bounded } from "./issues.ts"
 import { defineField, toJsonValue } from "./json.ts"
 import type { JsonSchema } from "./jsonSchema.ts"
@@ -23,13 +23,56 @@ import type { JsonSchema } from "./jsonSchema.ts"
 /** Where the tools of a request come from: a tool set, or tools and definitions, mixed. */
 export type Tools = ToolSet.Any | Iterable<Tool.Any | ToolDefinition.ToolDefinition>
 
-/** The definitions of `tools`, in order: a tool stands for its definition. */
-export const definitionsOf = (tools: Tools): ReadonlyArray<ToolDefinition.ToolDefinition> => {
-  if (ToolSet.isToolSet(tools)) return ToolSet.definitions(tools)
-  const out: Array<ToolDefinition.ToolDefinition> = []
-  for (const entry of tools) out.push(Tool.isTool(entry) ? ToolDefinition.fromTool(entry) : entry)
-  return out
+/** What a list of tools holds: its definitions, and the entries that are neither a tool nor a definition. */
+interface ReadTools {
+  readonly definitions: ReadonlyArray<ToolDefinition.ToolDefinition>
+  readonly refused: ReadonlyArray<unknown>
 }
+
+/** The definition an entry stands for, or `undefined` for anything else (a plain object from JavaScript, say). */
+const definitionOfEntry = (entry: unknown): ToolDefinition.ToolDefinition | undefined => {
+  // A proxy's traps may throw on the guards' `in`: such an entry is refused, never thrown through.
+  try {
+    if (Tool.isTool(entry)) return ToolDefinition.fromTool(entry)
+    if (ToolDefinition.isToolDefinition(entry)) return entry
+  } catch {
+    return undefined
+  }
+  return undefined
+}
+
+/**
+ * The definitions of `tools`, in order: a tool stands for its definition. In a list, a later tool of a name replaces
+ * the earlier one in its position, as `ToolSet` does, so that a list and the set made of it offer the same tools
+ * (and a provider never sees a name twice, which it refuses).
+ */
+const readTools = (tools: Tools): ReadTools => {
+  if (ToolSet.isToolSet(tools)) return { definitions: ToolSet.definitions(tools), refused: [] }
+  const definitions: Array<ToolDefinition.ToolDefinition> = []
+  const refused: Array<unknown> = []
+  const positions = new Map<string, number>()
+  for (const entry of tools as Iterable<unknown>) {
+    const definition = definitionOfEntry(entry)
+    if (definition === undefined) {
+      refused.push(entry)
+      continue
+    }
+    const position = positions.get(definition.name)
+    if (position !== undefined) definitions[position] = definition
+    else {
+      positions.set(definition.name, definitions.length)
+      definitions.push(definition)
+    }
+  }
+  return { definitions, refused }
+}
+
+/**
+ * The definitions of `tools`, in order, a later tool of a name replacing the earlier one in its position (see
+ * {@link readTools}); entries that are neither a tool nor a definition are left out ({@link offer} refuses them).
+ */
+export const definitionsOf = (tools: Tools): ReadonlyArray<ToolDefinition.ToolDefinition> =>
+  readTools(tools).definitions
 
 /** The providers whose rules the adapters check. */
 export type Provider = "OpenAI" | "Anthropic" | "Gemini"
@@ -85,6 +128,26 @@ const checkName = (name: unknown, provider: Provider): InvalidToolNameError | un
   })
 }
 
+/**
+ * The refusal of a list entry that is neither a `Tool` nor a `ToolDefinition` (a plain object from JavaScript, say):
+ * its name cannot be trusted to be checked, so it is refused as a name, with a message that says why.
+ * `InvalidToolNameError` rather than an error of its own, since it is the one refusal every adapter's `definitions`
+ * already declares.
+ */
+const refuseEntry = (entry: unknown, provider: Provider): InvalidToolNameError => {
+  const name = field(entry, "name")
+  const toolName = typeof name === "string" ? bounded(name) : ""
+  const rule = nameRules[provider].source
+  return new InvalidToolNameError({
+    toolName,
+    provider,
+    rule,
+    message: `${provider} cannot offer the tool entry${
+      toolName === "" ? "" : ` \`${toolName}\``
+    }: it is neither a Tool nor a ToolDefinition (make one with Tool.make or ToolDefinition.make)`
+  })
+}
+
 /** A definition as an adapter offers it: its own fields, with parameters every provider takes at the top. */
 export interface Offered {
   readonly definition: ToolDefinition.ToolDefinition
@@ -101,8 +164,10 @@ export const offer = (
   tools: Tools,
   provider: Provider
 ): Result.Result<Array<Offered>, InvalidToolNameError | TopLevelUnionError> => {
+  const { definitions, refused } = readTools(tools)
+  if (refused.length > 0) return Result.fail(refuseEntry(refused[0], provider))
   const out: Array<Offered> = []
-  for (const definition of definitionsOf(tools)) {
+  for (const definition of definitions) {
     const refused = checkName(definition.name, provider)
     if (refused !== undefined) return Result.fail(refused)
     const lowered = lowerParameters(definition)
@@ -416,7 +481,7 @@ const sourceOf = (u: unknown): Source | undefined => {
   const tag = field(u, "_tag")
   if (tag === "Base64") {
     const data = field(u, "data")
-    return typeof data === "string" ? { _tag: "Base64", data, mediaType: undefined } : undefined
+    return typeof data === "string" ? base64Source(data) : undefined
   }
   if (tag !== "Url") return undefined
   const url = field(u, "url")
@@ -435,6 +500,13 @@ const urlSource = (url: string): Source => {
   }
 }
 
+/**
+ * Base64 data as a source. A whole `data:` URL passed as the data (`fileBase64("data:application/pdf;base64,…")`) is
+ * read as the URL it is: its header is no base64, so sending it on as such would garble the bytes.
+ */
+const base64Source = (data: string): Source =>
+  isDataUrl(data) ? urlSource(data) : { _tag: "Base64", data, mediaType: undefined }
+
 const malformed = (kind: string): Block => placeholder(`[${kind} omitted: malformed data URL]`)
 
 const fallbackMediaType = "application/octet-stream"
@@ -445,8 +517,9 @@ const imageTypeOf = (mediaType: string | undefined): string | undefined =>
 
 /**
  * A block with the types its class declares, whatever was built: each field read once, without throwing. A `data:`
- * URL (of an image, a file or a resource link) becomes the base64 content it holds, with the media type the URL
- * names unless the block names its own; a malformed one a placeholder that shows none of it. A Json value becomes a
+ * URL (of an image, a file or a resource link, or passed as base64 data, audio's included) becomes the base64
+ * content it holds, with the media type the URL names unless the block names its own; a malformed one a placeholder
+ * that shows none of it. A Json value becomes a
  * plain JSON copy, or a placeholder when it is not JSON (a cycle, a BigInt, a getter that throws). What cannot be
  * read becomes a placeholder.
  */
@@ -480,7 +553,12 @@ const normalizeBlock = (block: unknown): Block => {
     case "Audio": {
       const data = field(block, "data")
       if (typeof data !== "string") return unreadableBlock
-      return ToolResultContent.audio(data, optionalString(block, "mediaType") ?? fallbackMediaType)
+      const source = base64Source(data)
+      if (source._tag !== "Base64") return malformed("audio")
+      return ToolResultContent.audio(
+        source.data,
+        optionalString(block, "mediaType") ?? source.mediaType ?? fallbackMediaType
+      )
     }
     case "File": {
       const source = sourceOf(field(block, "source"))

@@ -498,8 +498,10 @@ export interface UserMessage {
  * Rendering of the blocks: Text as text; Json as compact JSON text; ResourceLink as text naming its URI; images
  * of media types jpeg, png, gif and webp as image blocks (base64 without a media type is recognized by its first
  * bytes), any other image as a text placeholder naming its media type; PDFs (base64 or URL) and base64 plain text
- * as document blocks, other files as a placeholder (or their URL as text); Audio as a placeholder. Empty text is
- * dropped, since the API refuses empty text blocks. A denied or skipped result starts with the words that say so;
+ * as document blocks, other files as a placeholder (or their URL as text); Audio as a placeholder. Empty and
+ * whitespace-only text is dropped, since the API refuses it. A result with `is_error` (every status but `success`)
+ * carries text blocks only, as the API requires: its images and documents become text placeholders. A denied or
+ * skipped result starts with the words that say so;
  * a result with nothing left to show is one text block of its status words (`(empty result)` for a success).
  *
  * A `data:` URL (of an image, a file or a resource link) is the inline content it holds, with the media type it
@@ -525,10 +527,16 @@ export const toolResults = (results: Iterable<ToolResult>): Array<UserMessage> =
 }
 
 const toolResult = (result: ResultView): ToolResultBlock => {
+  const isError = result.status !== "success"
   const blocks: Array<ToolResultContentBlock> = []
   for (const block of result.content) {
     const rendered = renderBlock(block)
-    if (rendered.type !== "text" || rendered.text !== "") blocks.push(rendered)
+    // The API refuses text blocks without non-whitespace text ("text content blocks must contain non-whitespace
+    // text"), and any block but text in a result with `is_error` ("all content must be type text if is_error is
+    // true"): denied and skipped results carry `is_error` too.
+    if (rendered.type === "text") {
+      if (rendered.text.trim() !== "") blocks.push(rendered)
+    } else blocks.push(isError ? text(errorPlaceholder(block)) : rendered)
   }
   // `is_error` cannot tell a failure from a refusal or a skip: those two say what they are in words. An empty list
   // is refused with `is_error`, and says nothing without it: the status words stand in for it.
@@ -537,7 +545,25 @@ const toolResult = (result: ResultView): ToolResultBlock => {
     : result.status === "denied" || result.status === "skipped"
     ? prefixParts(statusPrefix(result)!, blocks, (block) => block.type === "text" ? block.text : undefined, text)
     : blocks
-  return { type: "tool_result", tool_use_id: result.callId, is_error: result.status !== "success", content }
+  return { type: "tool_result", tool_use_id: result.callId, is_error: isError, content }
+}
+
+/** The text that stands for a medium in a result with `is_error`, where the API takes text blocks only. */
+const errorPlaceholder = (block: Block): string => {
+  switch (block._tag) {
+    case "Image":
+      return `[image omitted: ${
+        imageMediaType(block.mediaType, block.source._tag === "Base64" ? block.source.data : undefined) ?? "an image"
+      } is not supported in an error result]`
+    case "File": {
+      const name = block.filename !== undefined ? ` ${block.filename}` : ""
+      return `[file${name} omitted: ${block.mediaType} is not supported in an error result]`
+    }
+    case "Audio":
+      return `[audio omitted: ${block.mediaType} is not supported in an error result]`
+    default:
+      return blockText(block) ?? ""
+  }
 }
 
 const text = (text: string): TextBlock => ({ type: "text", text })

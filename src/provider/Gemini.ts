@@ -232,6 +232,11 @@ const compile = (input: unknown, path: string): Schema => {
       }
       out.properties = properties
     }
+    // Gemini refuses an OBJECT without properties ("properties: should be non-empty for OBJECT type"). The root is
+    // left to `definitions`, which leaves `parameters` out for a tool that takes no arguments.
+    if (path !== "" && Object.keys(out.properties ?? {}).length === 0) {
+      throw new Unsupported(path, "an object without properties is not supported")
+    }
     if (Array.isArray(node.required)) out.required = node.required.filter((name) => typeof name === "string")
   }
   if (typeof node.format === "string" && formats[type]?.has(node.format)) out.format = node.format
@@ -319,7 +324,8 @@ export interface FunctionDeclaration {
 export interface OpenApiFunctionDeclaration {
   name: string
   description: string
-  parameters: Schema
+  /** Absent for a tool without arguments: Gemini refuses an OBJECT schema without properties. */
+  parameters?: Schema
 }
 
 /**
@@ -356,7 +362,8 @@ export { InvalidToolNameError, TopLevelUnionError }
 /**
  * The `config.tools` entry for a set (or any list of tools and definitions), in order, as a `Result`. With
  * `{ schema: "openApi" }` the parameters are compiled into Gemini's Schema subset, which can also fail with
- * {@link UnsupportedSchemaError}.
+ * {@link UnsupportedSchemaError}; since that subset refuses an object without properties, a tool whose parameters
+ * are an empty object is declared without `parameters`, and an empty object nested in the parameters is refused.
  *
  * Fails with {@link InvalidToolNameError} for a name Gemini refuses. Parameters that are a union of objects are
  * offered as one object, in both schema modes: `parametersJsonSchema` "must describe an object where the properties
@@ -410,10 +417,12 @@ export const definitions: {
   for (const { definition, parameters } of offered.success) {
     const compiled = compileSchema(parameters, definition.name)
     if (Result.isFailure(compiled)) return compiled
+    const takesNoArguments = compiled.success.type === "OBJECT" &&
+      Object.keys(compiled.success.properties ?? {}).length === 0
     functionDeclarations.push({
       name: definition.name,
       description: definition.description,
-      parameters: compiled.success
+      ...(takesNoArguments ? {} : { parameters: compiled.success })
     })
   }
   return Result.succeed({ functionDeclarations })
@@ -448,19 +457,38 @@ export interface ModelContent {
 }
 
 /**
- * The prefix of the ids {@link toolCalls} makes up for calls the model sent without one. {@link toolResults} leaves
- * such ids out of the `functionResponse`: Gemini then pairs results with calls by name and order.
+ * The prefix of the ids {@link toolCalls} makes up for calls the model sent without one (`gemini_call_<n>`).
+ * {@link toolResults} leaves such ids out of the `functionResponse`: Gemini then pairs results with calls by name and
+ * order. A model's own id that starts with the prefix is read as `gemini_call_~<its id>`, and answered with its id.
  *
  * @category models
  */
 export const generatedIdPrefix = "gemini_call_"
 
+// The result carries only the call's id, which may come from storage or another process: whether an id was made up
+// is told by its form alone. Generated ids are the prefix and digits; a model id with the prefix is escaped with
+// `~`, so no model id can be read as a generated one, whatever the model sends.
+const escapeMark = "~"
+
+/** The id a call goes by: the model's own, escaped when it has the form of a generated one. */
+const callIdOf = (modelId: string): string =>
+  modelId.startsWith(generatedIdPrefix) ? `${generatedIdPrefix}${escapeMark}${modelId}` : modelId
+
+/** The model's id for a call id, or `undefined` for an id {@link toolCalls} made up. */
+const modelIdOf = (callId: string): string | undefined => {
+  if (!callId.startsWith(generatedIdPrefix)) return callId
+  const rest = callId.slice(generatedIdPrefix.length)
+  if (rest.startsWith(escapeMark)) return rest.slice(escapeMark.length)
+  return /^\d+$/.test(rest) ? undefined : callId
+}
+
 /**
  * The function calls of the model's content (or of its parts), in order. Reads only: the content, and the
  * `thoughtSignature` on its parts, stay as they were for the caller to send back.
  *
- * A call without an id gets `gemini_call_<n>`, n its position among the calls (or the next n that no other call of
- * the turn uses): stable for the same content, unique within the turn, and left out again when answering. Never
+ * A call without an id gets `gemini_call_<n>`, n its position among the calls: stable for the same content, unique
+ * within the turn, and left out again when answering. A model's id that starts with `gemini_call_` becomes
+ * `gemini_call_~<id>`, so that it is never taken for a generated one, and is answered with the model's id. Never
  * throws, whatever the content holds (a stored transcript, a proxy whose reads throw): a call without a name becomes
  * a call to the tool `""` (dispatch reports `not_found`), missing `args` become `{}`, and any other `args` are passed
  * as they are, so dispatch reports `invalid_args` for them. A field that cannot be read is `""`; a part whose
@@ -480,20 +508,13 @@ export const toolCalls = (
     if (typeof call !== "object" || call === null) continue
     found.push({ id: field(call, "id"), name: field(call, "name"), args: field(call, "args") })
   }
-  // A generated id must not be one the model gave another call of the turn: the results would be paired wrongly.
-  const used = new Set<string>()
-  for (const { id } of found) if (typeof id === "string" && id !== "") used.add(id)
-  let next = 0
+  // Model ids of the generated form are escaped (see `callIdOf`): a generated id never equals another call's id.
   return found.map(({ args, id, name }, position) => {
-    let callId: string
-    if (typeof id === "string" && id !== "") callId = id
-    else if (id === unreadable) callId = ""
-    else {
-      next = Math.max(next, position)
-      while (used.has(`${generatedIdPrefix}${next}`)) next++
-      callId = `${generatedIdPrefix}${next}`
-      used.add(callId)
-    }
+    const callId = typeof id === "string" && id !== ""
+      ? callIdOf(id)
+      : id === unreadable
+      ? ""
+      : `${generatedIdPrefix}${position}`
     return {
       id: callId,
       name: typeof name === "string" ? name : "",
@@ -643,8 +664,9 @@ export const toolResults = (results: Iterable<ToolResult>, options?: ToolResults
       : result.status === "error"
       ? { error: value }
       : { error: value, status: result.status }
+    const modelId = modelIdOf(result.callId)
     const functionResponse: FunctionResponse = {
-      ...(result.callId.startsWith(generatedIdPrefix) ? {} : { id: result.callId }),
+      ...(modelId === undefined ? {} : { id: modelId }),
       name: result.name,
       response
     }

@@ -76,14 +76,15 @@ export interface FunctionTool {
 }
 
 /**
- * One entry of an assistant message's `tool_calls`, as the SDK's `ChatCompletionMessageToolCall` has it. Only
- * `type: "function"` entries are calls of function tools; `arguments` may be missing or invalid JSON.
+ * One entry of an assistant message's `tool_calls`, as the SDK's `ChatCompletionMessageToolCall` has it. Entries of
+ * `type: "function"`, or without a type but with `function` (as a stream accumulated by hand may leave them), are
+ * calls of function tools; `arguments` may be missing or invalid JSON.
  *
  * @category models
  */
 export interface MessageToolCall {
   readonly id: string
-  readonly type: string
+  readonly type?: string | null | undefined
   readonly function?: {
     readonly name: string
     readonly arguments?: string | null | undefined
@@ -224,8 +225,9 @@ export type ToolCallsOptions = ReadOptions
 /**
  * The function calls of an assistant message, in order, with their ids. Never fails nor throws, whatever the
  * message holds (a stored transcript, a proxy whose reads throw): every `type: "function"` entry is a call, so that
- * it gets its tool message. A missing or unreadable id or name reads as `""` (dispatch reports an unknown tool, and
- * the API refuses the empty id on the next request rather than the call being dropped), an entry without its
+ * it gets its tool message, and so is an entry without a type that holds a `function` object (streamed deltas carry
+ * the type in their first chunk only). A missing or unreadable id or name reads as `""` (dispatch reports an unknown
+ * tool, and the API refuses the empty id on the next request rather than the call being dropped), an entry without its
  * `function` object as a call of the tool `""`, a missing or unreadable `arguments` as empty (so a tool with
  * required parameters reports them missing), and broken JSON or a non-string `arguments` is passed on as it is, for
  * dispatch to turn into an `invalid_args` result. An entry whose type cannot be read is not a call.
@@ -259,9 +261,14 @@ export const toolCalls = (message: AssistantMessage, options?: ToolCallsOptions)
   const calls: Array<ToolCall.ToolCall> = []
   for (const entry of list) {
     // An entry whose type cannot be read is not known to be a call; one that is gets a result, whatever else fails.
-    if (field(entry, "type") !== "function") continue
-    const id = field(entry, "id")
+    // One without a type is a call when it holds a `function` object: streamed deltas carry `type` in the first
+    // chunk only, and hand-written accumulators drop it.
+    const type = field(entry, "type")
     const fn = field(entry, "function")
+    const isCall = type === "function" ||
+      ((type === undefined || type === null) && typeof fn === "object" && fn !== null)
+    if (!isCall) continue
+    const id = field(entry, "id")
     const name = field(fn, "name")
     const args = field(fn, "arguments")
     calls.push(read(

@@ -226,12 +226,50 @@ describe("Anthropic", () => {
             tool_use_id: "t4",
             is_error: true,
             content: [
-              { type: "text", text: "Tool call skipped:" },
-              { type: "image", source: { type: "base64", media_type: "image/png", data: pixel } }
+              { type: "text", text: "Tool call skipped: [image omitted: image/png is not supported in an error result]" }
             ]
           }
         ]
       })
+    })
+
+    it("sends only text blocks with is_error: the media of a failed result become placeholders", () => {
+      const [message] = Anthropic.toolResults([
+        resultOf(
+          ToolOutput.content([
+            ToolResultContent.text("chart failed"),
+            ToolResultContent.imageBase64(pixel),
+            ToolResultContent.fileBase64(btoa("%PDF-1.4"), "application/pdf", "a.pdf"),
+            ToolResultContent.fileBase64(btoa("notes"), "text/plain")
+          ]),
+          { status: "error", callId: "t1" }
+        )
+      ])
+      expect(message!.content).toStrictEqual([{
+        type: "tool_result",
+        tool_use_id: "t1",
+        is_error: true,
+        content: [
+          { type: "text", text: "chart failed" },
+          { type: "text", text: "[image omitted: image/png is not supported in an error result]" },
+          { type: "text", text: "[file a.pdf omitted: application/pdf is not supported in an error result]" },
+          { type: "text", text: "[file omitted: text/plain is not supported in an error result]" }
+        ]
+      }])
+    })
+
+    it("drops whitespace-only text blocks, which the API refuses, and falls back to the status words", () => {
+      expect(contentOf(ToolResultContent.text(" \n\t"), ToolResultContent.text("kept"))).toStrictEqual([
+        { type: "text", text: "kept" }
+      ])
+      const [message] = Anthropic.toolResults([
+        resultOf(ToolOutput.text("  "), { status: "error", callId: "t1" }),
+        resultOf(ToolOutput.text("\n"), { status: "success", callId: "t2" })
+      ])
+      expect(message!.content.map((block) => block.content)).toStrictEqual([
+        [{ type: "text", text: "Tool call failed (other)" }],
+        [{ type: "text", text: "(empty result)" }]
+      ])
     })
   })
 
@@ -515,7 +553,7 @@ describe("Anthropic", () => {
 
     it("leaves a tool that is not strict as it is, records included", () => {
       const parameters = { type: "object", properties: { m: { type: "object", additionalProperties: { type: "string" } } } }
-      expect(Anthropic.definitions([{ ...definitionOf(parameters), annotations: {} }])).toStrictEqual(
+      expect(Anthropic.definitions([ToolDefinition.make({ ...definitionOf(parameters), annotations: {} })])).toStrictEqual(
         Result.succeed([{ name: "t", description: "T", input_schema: parameters }])
       )
     })

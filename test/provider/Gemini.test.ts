@@ -18,6 +18,7 @@ import { Effect, Result, Schema } from "effect"
 import { CurrentUser, tools } from "../../examples/tools.ts"
 import * as Gemini from "../../src/provider/Gemini.ts"
 import * as Tool from "../../src/Tool.ts"
+import * as ToolDefinition from "../../src/ToolDefinition.ts"
 import * as ToolExecutionError from "../../src/ToolExecutionError.ts"
 import * as ToolOutput from "../../src/ToolOutput.ts"
 import * as ToolResultContent from "../../src/ToolResultContent.ts"
@@ -116,6 +117,41 @@ describe("Gemini", () => {
           reason: "tuples (`prefixItems`) are not supported",
           message: "tool `pair`: schema at `/properties/pair/prefixItems`: tuples (`prefixItems`) are not supported"
         })
+      )
+    })
+  })
+
+  describe("definitions with schema openApi and empty objects", () => {
+    it("leaves parameters out for a tool without arguments, since Gemini refuses an OBJECT without properties", () => {
+      const Now = Tool.make("now", {
+        description: "The current time",
+        parameters: Schema.Struct({}),
+        call: () => Effect.succeed("noon")
+      })
+      expect(Gemini.definitions([Now], { schema: "openApi" })).toStrictEqual(
+        Result.succeed({ functionDeclarations: [{ name: "now", description: "The current time" }] })
+      )
+    })
+
+    it("refuses an empty object nested in the parameters with UnsupportedSchemaError", () => {
+      const Wrap = ToolDefinition.make({
+        name: "wrap",
+        description: "Takes an empty options object",
+        parameters: {
+          type: "object",
+          properties: { options: { type: "object", properties: {}, required: [] } },
+          required: ["options"]
+        }
+      })
+      expect(Gemini.definitions([Wrap], { schema: "openApi" })).toStrictEqual(
+        Result.fail(
+          new Gemini.UnsupportedSchemaError({
+            toolName: "wrap",
+            path: "/properties/options",
+            reason: "an object without properties is not supported",
+            message: "tool `wrap`: schema at `/properties/options`: an object without properties is not supported"
+          })
+        )
       )
     })
   })
@@ -229,8 +265,30 @@ describe("Gemini", () => {
         { functionCall: { name: "add" } }
       ]
       const ids = Gemini.toolCalls(parts).map((call) => call.id)
-      expect(ids).toStrictEqual(["gemini_call_1", "gemini_call_0", "gemini_call_2", "gemini_call_3", "gemini_call_4"])
+      expect(ids).toStrictEqual([
+        "gemini_call_0",
+        "gemini_call_~gemini_call_0",
+        "gemini_call_2",
+        "gemini_call_~gemini_call_3",
+        "gemini_call_4"
+      ])
       expect(new Set(ids).size).toBe(ids.length)
+    })
+
+    it("answers a model's id of the generated form with that id, and leaves only generated ids out", () => {
+      const calls = Gemini.toolCalls([
+        { functionCall: { id: "gemini_call_7", name: "add" } },
+        { functionCall: { name: "add" } },
+        { functionCall: { id: "fc_1", name: "add" } }
+      ])
+      const content = Gemini.toolResults(
+        calls.map((call) => resultOf(ToolOutput.text("ok"), { callId: call.id, name: call.name }))
+      )
+      expect(content[0]!.parts).toStrictEqual([
+        { functionResponse: { id: "gemini_call_7", name: "add", response: { output: "ok" } } },
+        { functionResponse: { name: "add", response: { output: "ok" } } },
+        { functionResponse: { id: "fc_1", name: "add", response: { output: "ok" } } }
+      ])
     })
   })
 

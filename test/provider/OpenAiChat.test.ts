@@ -99,6 +99,20 @@ describe("OpenAiChat.toolCalls", () => {
     ])
   })
 
+  it("reads an entry without a type as a call, as a stream accumulated by hand leaves it, and skips other types", () => {
+    const calls = OpenAiChat.toolCalls({
+      tool_calls: [
+        { id: "call_1", function: { name: "add", arguments: "{}" } },
+        { id: "call_2", type: null, function: { name: "add", arguments: "{}" } },
+        { id: "call_3", type: "custom", function: { name: "add", arguments: "{}" } }
+      ]
+    })
+    expect(calls).toStrictEqual([
+      { id: "call_1", name: "add", arguments: "{}" },
+      { id: "call_2", name: "add", arguments: "{}" }
+    ])
+  })
+
   it("a message without tool calls has no calls", () => {
     expect(OpenAiChat.toolCalls({ tool_calls: null })).toStrictEqual([])
     expect(OpenAiChat.toolCalls({})).toStrictEqual([])

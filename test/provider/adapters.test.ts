@@ -168,6 +168,25 @@ describe("data: URLs", () => {
     ])
   })
 
+  it("passed whole as base64 data (files, images, audio) are read as the URL: its bytes, the block's type first", () => {
+    const wav = payload("wav in a data URL")
+    const passedAsBase64 = resultOf(ToolOutput.content([
+      ToolResultContent.fileBase64(`data:application/pdf;base64,${pdf}`, "application/pdf", "a.pdf"),
+      ToolResultContent.imageBase64(`data:image/png;base64,${png}`),
+      ToolResultContent.fileBase64("data:;base64,%%", "application/pdf"),
+      ToolResultContent.audio(`data:audio/mpeg;base64,${wav}`, "audio/wav")
+    ]))
+    expect(Anthropic.toolResults([passedAsBase64])[0]!.content[0]!.content).toStrictEqual([
+      { type: "document", source: { type: "base64", media_type: "application/pdf", data: pdf }, title: "a.pdf" },
+      { type: "image", source: { type: "base64", media_type: "image/png", data: png } },
+      { type: "text", text: "[file omitted: malformed data URL]" },
+      { type: "text", text: "[audio omitted: audio/wav is not supported in tool results]" }
+    ])
+    expect(OpenAiChat.toolResults([passedAsBase64], { audio: true })[1]!.content).toContainEqual(
+      { type: "input_audio", input_audio: { data: wav, format: "wav" } }
+    )
+  })
+
   it("Gemini sends them as inline data, recognizing an image data URL without a type, never as text", () => {
     const images = resultOf(ToolOutput.content([
       ToolResultContent.imageUrl(`data:;base64,${png}`),
@@ -255,6 +274,51 @@ describe("definitions", () => {
     })
     expect(Result.getOrThrow(OpenAiChat.definitions(iterable))[0]!.function.parameters)
       .toStrictEqual(ToolDefinition.fromTool(Add).parameters)
+  })
+
+  it("a later tool of a name in a list replaces the earlier one, in its position, as ToolSet does", () => {
+    const lookupAgain = ToolDefinition.make({ ...lookup, description: "Look a word up, again" })
+    const out = Result.getOrThrow(Anthropic.definitions([lookup, Add, lookupAgain]))
+    expect(out.map((tool) => [tool.name, tool.description])).toStrictEqual([
+      ["lookup", "Look a word up, again"],
+      ["add", ToolDefinition.fromTool(Add).description]
+    ])
+    expect(namesOrFailure([lookup, Add, lookupAgain])).toStrictEqual({
+      chat: ["lookup", "add"],
+      responses: ["lookup", "add"],
+      anthropic: ["lookup", "add"],
+      gemini: ["lookup", "add"],
+      geminiOpenApi: ["lookup", "add"]
+    })
+  })
+
+  it("refuses an entry that is neither a Tool nor a ToolDefinition with a typed error, never throwing", () => {
+    const entries: ReadonlyArray<unknown> = [
+      { name: "plain", description: "d", parameters: { type: "object", properties: {} } },
+      { name: "bare" },
+      null,
+      "lookup"
+    ]
+    for (const entry of entries) {
+      const tools = [lookup, entry] as unknown as ReadonlyArray<ToolDefinition.ToolDefinition>
+      expect(namesOrFailure(tools)).toStrictEqual({
+        chat: "InvalidToolNameError",
+        responses: "InvalidToolNameError",
+        anthropic: "InvalidToolNameError",
+        gemini: "InvalidToolNameError",
+        geminiOpenApi: "InvalidToolNameError"
+      })
+    }
+    const refused = Anthropic.definitions([entries[0]] as unknown as ReadonlyArray<ToolDefinition.ToolDefinition>)
+    expect(refused).toStrictEqual(Result.fail(
+      new Anthropic.InvalidToolNameError({
+        toolName: "plain",
+        provider: "Anthropic",
+        rule: "^[a-zA-Z0-9_-]{1,64}$",
+        message:
+          "Anthropic cannot offer the tool entry `plain`: it is neither a Tool nor a ToolDefinition (make one with Tool.make or ToolDefinition.make)"
+      })
+    ))
   })
 
   it("a Tool is never a ToolDefinition, for the type checker or at run time", () => {
@@ -828,6 +892,14 @@ describe("toolResults of every adapter", () => {
         const leaks = textsOf(result).filter((text) => payloads.some((data) => text.includes(data)))
         expect({ adapter, leaks }).toStrictEqual({ adapter, leaks: [] })
       }
+      // Anthropic answers 400 for a block but text in a result with `is_error` ("all content must be type text if
+      // is_error is true"), and for a text block without non-whitespace text.
+      const refused = Anthropic.toolResults([result]).flatMap((message) => message.content).flatMap((block) =>
+        block.content.filter((part) =>
+          part.type === "text" ? part.text.trim() === "" : block.is_error
+        ).map((part) => ({ is_error: block.is_error, part }))
+      )
+      expect(refused).toStrictEqual([])
     },
     { arbitrary: { runs: 200 } }
   )
