@@ -307,6 +307,24 @@ describe("DynamicTool.make", () => {
           "- $.mode: must be equal to one of the allowed values"
         ].join("\n"))
       }))
+    it.effect("recursive schemas, with the `$ref: \"#\"` zod 4 writes for a type that contains itself", () =>
+      Effect.gen(function*() {
+        const tree = {
+          $schema: "https://json-schema.org/draft/2020-12/schema",
+          type: "object",
+          properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "#" } } },
+          required: ["name", "children"],
+          additionalProperties: false
+        }
+        const set = ToolSet.make(echoing("plant", tree))
+        const valid = { name: "root", children: [{ name: "leaf", children: [] }] }
+        assert.deepStrictEqual((yield* execute(set, call("plant", valid))).output, ToolOutput.json(valid))
+        const invalid = yield* execute(set, call("plant", { name: "root", children: [{ name: 1, children: [] }] }))
+        assert.deepStrictEqual(summarize(invalid).message, [
+          "tool arguments did not match the schema:",
+          "- $.children[0].name: must be string"
+        ].join("\n"))
+      }))
   })
 
   describe("output", () => {

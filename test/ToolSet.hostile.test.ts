@@ -442,6 +442,35 @@ describe("outputs are read once into frozen JSON copies under limits", () => {
       })
     }))
 
+  it.effect("a failure's modelOutput is held to the call's output limits, and is the kind's safe default when over", () =>
+    Effect.gen(function*() {
+      // {"page":{"text":"éééééééééé"}}: 40 bytes, 2 levels deep.
+      const shown = ToolOutput.json({ page: { text: "é".repeat(10) } })
+      const error = ToolExecutionError.notFound("no such page").pipe(ToolExecutionError.withModelOutput(shown))
+      const Failing = Tool.make("failing", {
+        description: "Fails with a JSON modelOutput, directly or through mapError",
+        parameters: Schema.Struct({ mapped: Schema.Boolean }),
+        call: ({ mapped }) => Effect.fail(mapped ? "typed" : error),
+        mapError: () => error
+      })
+      const set = ToolSet.make(Failing)
+      for (const mapped of [false, true]) {
+        const call = { id: "1", name: "failing", arguments: { mapped } }
+        const fits = yield* ToolSet.execute(set, call, { maxOutputBytes: 40, maxOutputDepth: 2 })
+        assert.deepStrictEqual(ToolOutput.asJson(fits.output), Option.some({ page: { text: "é".repeat(10) } }))
+        for (const limits of [{ maxOutputBytes: 39 }, { maxOutputDepth: 1 }]) {
+          const over = yield* ToolSet.execute(set, call, limits)
+          assert.deepStrictEqual(summarize(over), {
+            status: "error",
+            kind: "not_found",
+            modelText: ToolExecutionError.safeDefault("not_found"),
+            message: "no such page"
+          })
+          assert.strictEqual(Option.getOrThrow(over.error).modelOutput, over.output)
+        }
+      }
+    }))
+
   it.effect("a getter that answers differently on each read is read once: the output is what was checked", () =>
     Effect.gen(function*() {
       let reads = 0

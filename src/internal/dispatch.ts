@@ -358,7 +358,25 @@ class Call {
     span.end(timed ? Context.get(this.fiberContext, Clock.Clock).currentTimeNanosUnsafe() : 0n, exit)
   }
   fail(plan: Plan | undefined, error: ToolExecutionError.ToolExecutionError): ToolResult {
-    return this.finish(plan, error.refused ? "denied" : "error", error.modelOutput, Option.some(error), noMetadata)
+    return this.failWith(plan, error, noMetadata)
+  }
+  failWith(
+    plan: Plan | undefined,
+    error: ToolExecutionError.ToolExecutionError,
+    metadata: Context.Context<never>
+  ): ToolResult {
+    const shown = this.heldToLimits(error)
+    return this.finish(plan, shown.refused ? "denied" : "error", shown.modelOutput, Option.some(shown), metadata)
+  }
+  /**
+   * The error with its `modelOutput` held to this call's output limits, as a tool's output is: an error checks it
+   * only against the default limits when it is built, before any call's are known. One over them shows the model
+   * the kind's safe default instead; the operators' message is kept. An output already checked under limits no
+   * larger than the call's comes back as it is, without a copy.
+   */
+  heldToLimits(error: ToolExecutionError.ToolExecutionError): ToolExecutionError.ToolExecutionError {
+    const checked = ToolOutput.fromReturn(error.modelOutput, undefined, this.limits.output)
+    return Result.isSuccess(checked) ? error : ToolExecutionError.redact(error)
   }
 }
 
@@ -568,7 +586,7 @@ const failed = (self: Call, plan: Plan, cause: Cause.Cause<unknown>, context: Ca
     const failure = Cause.findErrorOption(cause)
     const completed = Option.isSome(failure) && !(failure.value instanceof TimedOut)
     const metadata = context?.seal(completed) ?? noMetadata
-    return self.finish(plan, error.refused ? "denied" : "error", error.modelOutput, Option.some(error), metadata)
+    return self.failWith(plan, error, metadata)
   })
 
 /**

@@ -3,8 +3,8 @@
  * a validator compiled on first use, once per schema, whose failures are `- $.path: message` lines, as Schema
  * issues are, that never carry a value that was sent.
  *
- * The validator is ajv: `Ajv` for draft-07 (what MCP servers send through zod-to-json-schema) and `Ajv2020` for
- * everything else, with all errors, without strict mode (schemas written for other validators carry keywords ajv
+ * The validator is ajv: `Ajv` for draft-07 (what MCP servers send through zod-to-json-schema), and for draft-06 with
+ * that draft's meta-schema added, `Ajv2019` for 2019-09 and `Ajv2020` for everything else, with all errors, without strict mode (schemas written for other validators carry keywords ajv
  * does not know), with own properties only (`required: ["toString"]` is not met by `{}`), and with the formats of
  * `ajv-formats`. Schemas only ever resolve references inside themselves: a `$ref` to anything else is refused when
  * the tool is made, and ajv is never given a way to fetch one.
@@ -20,7 +20,7 @@ import { createRequire } from "node:module"
 import { bounded } from "./issues.ts"
 
 /** The JSON Schema dialects a runtime tool's schema may be written in: its `$schema` decides, 2020-12 by default. */
-export type JsonSchemaDialect = "draft-07" | "draft-2020-12"
+export type JsonSchemaDialect = "draft-06" | "draft-07" | "draft-2019-09" | "draft-2020-12"
 
 /** Which schema of a tool is checked, as the tool's author named it: it says where the problem is. */
 export type SchemaField = "parameters" | "outputSchema"
@@ -68,14 +68,22 @@ type AjvConstructor = new(options: Options) => Ajv
 
 const requireHere = createRequire(import.meta.url)
 
-const constructors: { "draft-07"?: AjvConstructor; "draft-2020-12"?: AjvConstructor } = {}
+const constructors: Partial<Record<JsonSchemaDialect, AjvConstructor>> = {}
 let formats: FormatsPlugin | undefined
+let draft06MetaSchema: object | undefined
+
+/** The module of the ajv class for each dialect: draft-06 is draft-07's class, with draft-06's meta-schema added. */
+const modules: Record<JsonSchemaDialect, string> = {
+  "draft-06": "ajv",
+  "draft-07": "ajv",
+  "draft-2019-09": "ajv/dist/2019",
+  "draft-2020-12": "ajv/dist/2020"
+}
 
 const constructorOf = (dialect: JsonSchemaDialect): AjvConstructor => {
   let constructor = constructors[dialect]
   if (constructor === undefined) {
-    const loaded = requireHere(dialect === "draft-07" ? "ajv" : "ajv/dist/2020") as { readonly default: AjvConstructor }
-    constructor = loaded.default
+    constructor = (requireHere(modules[dialect]) as { readonly default: AjvConstructor }).default
     constructors[dialect] = constructor
   }
   return constructor
@@ -86,15 +94,31 @@ const formatsPlugin = (): FormatsPlugin => {
   return formats
 }
 
+/**
+ * How ajv compiles a schema's patterns: each with the `u` flag when it compiles with it, as ajv would, and without it
+ * otherwise. `unicodeRegExp: false` would drop the flag from every pattern of the schema, and change what those
+ * that need it mean (`\p{L}` would match the text `p{L}`); this decides per pattern.
+ */
+const patternRegExp = Object.assign(
+  (source: string, _flags: string): RegExp => new RegExp(source, compilesWith(source, "u") ? "u" : ""),
+  // ajv reads `code` only for standalone code, which this module never generates.
+  { code: "patternRegExp" }
+)
+
 const makeAjv = (dialect: JsonSchemaDialect, options: Options): Ajv => {
   const ajv = new (constructorOf(dialect))({
     strict: false,
     ownProperties: true,
     // A library writes nothing to the console: an unknown format or keyword is ignored, as the dialects allow.
     logger: false,
+    code: { regExp: patternRegExp },
     ...options
   })
   formatsPlugin()(ajv)
+  if (dialect === "draft-06") {
+    draft06MetaSchema ??= requireHere("ajv/dist/refs/json-schema-draft-06.json") as object
+    ajv.addMetaSchema(draft06MetaSchema)
+  }
   for (const keyword of jsonEqualityKeywords) {
     ajv.removeKeyword(keyword.keyword as string)
     ajv.addKeyword(keyword)
@@ -103,7 +127,7 @@ const makeAjv = (dialect: JsonSchemaDialect, options: Options): Ajv => {
 }
 
 // One instance per dialect checks schemas against their meta-schema: it compiles only the meta-schema, once.
-const metaCheckers: { "draft-07"?: Ajv; "draft-2020-12"?: Ajv } = {}
+const metaCheckers: Partial<Record<JsonSchemaDialect, Ajv>> = {}
 
 const metaCheckerOf = (dialect: JsonSchemaDialect): Ajv => {
   let ajv = metaCheckers[dialect]
@@ -185,16 +209,35 @@ const canonicalJson = (value: unknown): string =>
 // checkSchema: what is refused when a tool is made
 // -------------------------------------------------------------------------------------------------------------
 
+const draft06 = "http://json-schema.org/draft-06/schema#"
 const draft07 = "http://json-schema.org/draft-07/schema#"
+const draft2019 = "https://json-schema.org/draft/2019-09/schema"
 const draft2020 = "https://json-schema.org/draft/2020-12/schema"
 
-/** The `$schema` values a schema may name, with or without the empty fragment, and the dialect each means. */
-const dialects = new Map<string, JsonSchemaDialect>([
-  [draft07, "draft-07"],
-  ["http://json-schema.org/draft-07/schema", "draft-07"],
-  [draft2020, "draft-2020-12"],
-  [`${draft2020}#`, "draft-2020-12"]
-])
+/** Each dialect's meta-schema, by the URI ajv knows it by. */
+const metaSchemas: Record<JsonSchemaDialect, string> = {
+  "draft-06": draft06,
+  "draft-07": draft07,
+  "draft-2019-09": draft2019,
+  "draft-2020-12": draft2020
+}
+
+/**
+ * The `$schema` values a schema may name, with or without the empty fragment, and the dialect each means. The
+ * drafts' own URIs are `http`, but generators and hand-written schemas also name them with `https`.
+ */
+const dialects = new Map<string, JsonSchemaDialect>(
+  (
+    [
+      ["http://json-schema.org/draft-06/schema", "draft-06"],
+      ["https://json-schema.org/draft-06/schema", "draft-06"],
+      ["http://json-schema.org/draft-07/schema", "draft-07"],
+      ["https://json-schema.org/draft-07/schema", "draft-07"],
+      [draft2019, "draft-2019-09"],
+      [draft2020, "draft-2020-12"]
+    ] as const
+  ).flatMap(([uri, dialect]) => [[uri, dialect], [`${uri}#`, dialect]])
+)
 
 /** A schema's dialect, or why it has none this module knows. */
 const dialectOf = (schema: object): Result.Result<JsonSchemaDialect, string> => {
@@ -204,7 +247,8 @@ const dialectOf = (schema: object): Result.Result<JsonSchemaDialect, string> => 
   return dialect === undefined
     ? Result.fail(
       `its $schema ${typeof uri === "string" ? JSON.stringify(bounded(uri)) : `(a ${typeof uri})`} is not supported: ` +
-        `name draft-07 (${draft07}) or 2020-12 (${draft2020}), or leave $schema out for 2020-12`
+        `name draft-06 (${draft06}), draft-07 (${draft07}), 2019-09 (${draft2019}) or 2020-12 (${draft2020}), ` +
+        "or leave $schema out for 2020-12"
     )
     : Result.succeed(dialect)
 }
@@ -218,9 +262,10 @@ const maxSchemaDepth = 256
 /**
  * Checks, when a tool is made, that `schema` can be a tool's JSON Schema, and returns its dialect: a JSON object
  * (not an array, a boolean or a string), plain JSON without cycles, nested at most 256 levels, whose `$schema` is
- * draft-07 or 2020-12 (or absent: 2020-12), valid against that meta-schema, whose references are all local
- * (`#…`), whose patterns compile, with no ajv-only `$async`, and no `__proto__` key among the properties it
- * declares (ajv would skip it).
+ * draft-06, draft-07, 2019-09 or 2020-12 (or absent: 2020-12), valid against that meta-schema, whose references
+ * are all local (`#…`) and never lead back to themselves through references alone, whose patterns compile (with
+ * the `u` flag or without it), with no ajv-only `$async`, and no `__proto__` key among the properties it declares
+ * (ajv would skip it).
  * `parameters` must also describe an object: a `type`, at the root or where a root `$ref` leads, that includes
  * `"object"`, or none.
  *
@@ -242,7 +287,9 @@ export const checkSchema = (schema: unknown, toolName: string, field: SchemaFiel
   const checker = metaCheckerOf(dialect.success)
   let conforms: unknown
   try {
-    conforms = checker.validateSchema(schema)
+    // By the dialect's own meta-schema URI: ajv's `validateSchema` looks the `$schema` up as it is spelt, and knows
+    // no `https` spelling of draft-06 or draft-07.
+    conforms = checker.validate(metaSchemas[dialect.success], schema)
   } catch (cause) {
     return refuse(`it could not be checked against the ${dialect.success} meta-schema: ${describe(cause)}`)
   }
@@ -255,7 +302,7 @@ export const checkSchema = (schema: unknown, toolName: string, field: SchemaFiel
     const type = rootType(schema)
     if (type !== undefined) return refuse(type)
   }
-  const structural = structuralProblem(schema, "", new Set())
+  const structural = structuralProblem(schema, "", { root: schema, done: new Set(), acyclic: new Set() })
   if (structural !== undefined) return refuse(structural)
   return dialect.success
 }
@@ -382,13 +429,10 @@ const protoSkipping = new Set(["properties", "patternProperties", "dependencies"
 
 const referenceKeywords = ["$ref", "$dynamicRef", "$recursiveRef"] as const
 
-/**
- * Whether ajv can compile `source` as it does, with the `u` flag. Its meta-schemas say a pattern is a `regex`, but
- * ajv checks no format while checking a schema against them.
- */
-const isRegExp = (source: string): boolean => {
+/** Whether `source` compiles as a regular expression with `flags`. */
+const compilesWith = (source: string, flags: "u" | ""): boolean => {
   try {
-    new RegExp(source, "u")
+    new RegExp(source, flags)
     return true
   } catch {
     return false
@@ -396,15 +440,80 @@ const isRegExp = (source: string): boolean => {
 }
 
 /**
- * The first remote reference, ajv-only `$async` or skipped `__proto__` declaration in a schema, as a problem, or
- * `undefined`. Unknown keywords are walked as schemas: a local `$ref` may point into one.
+ * Whether `source` is a regular expression: with the `u` flag, as ajv compiles patterns by default, or without it.
+ * JSON Schema's regexes are ECMA-262 without saying which mode, and schemas from pydantic or written by hand escape
+ * punctuation (`\-`, `\#`, `\_`) as only the mode without `u` allows. Its meta-schemas say a pattern is a `regex`,
+ * but ajv checks no format while checking a schema against them.
  */
-const structuralProblem = (node: unknown, pointer: string, done: Set<object>): string | undefined => {
-  if (typeof node !== "object" || node === null || done.has(node)) return undefined
-  done.add(node)
+const isRegExp = (source: string): boolean => compilesWith(source, "u") || compilesWith(source, "")
+
+/** What `structuralProblem` carries through its walk of one schema. */
+interface Walk {
+  readonly root: object
+  /** The nodes walked, each once. */
+  readonly done: Set<object>
+  /** The nodes whose chain of references alone was followed to its end, which is no cycle. */
+  readonly acyclic: Set<unknown>
+}
+
+/** Keywords that validate nothing: a schema with nothing else but a `$ref` is that reference alone. */
+const nonValidating = new Set([
+  "$ref",
+  "$schema",
+  "$comment",
+  "$defs",
+  "definitions",
+  "title",
+  "description",
+  "default",
+  "examples",
+  "deprecated",
+  "readOnly",
+  "writeOnly"
+])
+
+const isReferenceAlone = (node: unknown): node is { readonly $ref: string } =>
+  typeof node === "object" && node !== null && !Array.isArray(node) && Object.hasOwn(node, "$ref") &&
+  typeof (node as { readonly $ref: unknown }).$ref === "string" && Object.keys(node).every((key) => nonValidating.has(key))
+
+/**
+ * A cycle of references alone from `node` (at `pointer`) as a problem, or `undefined`. A schema that leads back to
+ * itself without a keyword between that validates, or that descends into the value, recurses with no end: ajv's
+ * compiler, which inlines references, exhausts the stack, on every call. A cycle through a value (`items: {$ref:
+ * "#"}`) ends with the value, and is what a recursive type is.
+ */
+const referenceCycle = (node: { readonly $ref?: unknown }, pointer: string, walk: Walk): string | undefined => {
+  const label = (at: string): string => at === "" ? "the root" : bounded(at)
+  const chain = [label(pointer)]
+  const onChain = new Map<unknown, number>([[node, 0]])
+  let current: unknown = node
+  while (isReferenceAlone(current) && !walk.acyclic.has(current)) {
+    const target = current.$ref.slice(1)
+    if (!current.$ref.startsWith("#") || target !== "" && !target.startsWith("/")) break
+    current = resolvePointer(walk.root, target)
+    chain.push(label(target))
+    const first = onChain.get(current)
+    if (first !== undefined) {
+      return `$ref ${at(pointer)} leads to a cycle of references alone (${chain.slice(first).join(" → ")}), which ` +
+        "validates nothing and never ends"
+    }
+    onChain.set(current, chain.length - 1)
+  }
+  for (const reached of onChain.keys()) walk.acyclic.add(reached)
+  return undefined
+}
+
+/**
+ * The first remote reference, cycle of references alone, ajv-only `$async`, pattern that is no regular expression, or
+ * skipped `__proto__` declaration in a schema, as a problem, or `undefined`. Unknown keywords are walked as schemas: a local `$ref` may
+ * point into one.
+ */
+const structuralProblem = (node: unknown, pointer: string, walk: Walk): string | undefined => {
+  if (typeof node !== "object" || node === null || walk.done.has(node)) return undefined
+  walk.done.add(node)
   if (Array.isArray(node)) {
     for (let i = 0; i < node.length; i++) {
-      const problem = structuralProblem(node[i], `${pointer}/${i}`, done)
+      const problem = structuralProblem(node[i], `${pointer}/${i}`, walk)
       if (problem !== undefined) return problem
     }
     return undefined
@@ -417,6 +526,8 @@ const structuralProblem = (node: unknown, pointer: string, done: Set<object>): s
         "schema (#…) are allowed, and none is ever fetched"
     }
   }
+  const cycle = referenceCycle(schema, pointer, walk)
+  if (cycle !== undefined) return cycle
   if (Object.hasOwn(schema, "$async") && schema.$async === true) {
     return `$async ${at(pointer)} is an ajv extension, not JSON Schema: tool schemas are validated synchronously`
   }
@@ -435,12 +546,12 @@ const structuralProblem = (node: unknown, pointer: string, done: Set<object>): s
           return `patternProperties ${at(pointer)} holds ${JSON.stringify(bounded(name))}, which is not a valid ` +
             "regular expression"
         }
-        const problem = structuralProblem(sub, `${inner}/${pointerSegment(name)}`, done)
+        const problem = structuralProblem(sub, `${inner}/${pointerSegment(name)}`, walk)
         if (problem !== undefined) return problem
       }
       continue
     }
-    const problem = structuralProblem(value, inner, done)
+    const problem = structuralProblem(value, inner, walk)
     if (problem !== undefined) return problem
   }
   return undefined
@@ -493,8 +604,10 @@ class CompiledValidator implements JsonSchemaValidator {
     if (Result.isFailure(dialect)) return this.#fail(`the JSON Schema cannot be compiled: ${dialect.failure}`, undefined)
     try {
       // An instance per schema: an `$id` in one tool's schema can never clash with, or resolve into, another's.
-      // The schema was checked against its meta-schema when its tool was made.
-      const ajv = makeAjv(dialect.success, { allErrors: true, validateSchema: false, addUsedSchema: false })
+      // So the schema may be added to its own instance, as ajv does by default: without it, `$ref: "#"` (what zod 4
+      // writes for a recursive type) has no root to resolve to. It was checked against its meta-schema when its tool
+      // was made.
+      const ajv = makeAjv(dialect.success, { allErrors: true, validateSchema: false })
       const compiled = ajv.compile(this.schema)
       if ((compiled as { readonly $async?: unknown }).$async === true) {
         return this.#fail("the JSON Schema is an ajv $async schema, which validates asynchronously", undefined)

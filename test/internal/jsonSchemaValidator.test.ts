@@ -122,6 +122,8 @@ const Add = {
 
 const draft07 = "http://json-schema.org/draft-07/schema#"
 const draft2020 = "https://json-schema.org/draft/2020-12/schema"
+const draft2019 = "https://json-schema.org/draft/2019-09/schema"
+const draft06 = "http://json-schema.org/draft-06/schema#"
 
 // -------------------------------------------------------------------------------------------------------------
 // checkSchema
@@ -141,6 +143,33 @@ describe("checkSchema", () => {
         checkSchema({ $ref: "#/definitions/Args", definitions: { Args: { type: "object" } } }, "t")
       ],
       ["draft-2020-12", "draft-07", "draft-07", "draft-2020-12", "draft-2020-12", "draft-2020-12", "draft-2020-12", "draft-2020-12"]
+    )
+  })
+
+  it("reads the other spellings of draft-07, and draft-06 and 2019-09, each with or without the empty fragment", () => {
+    const dialects = [
+      ["https://json-schema.org/draft-07/schema#", "draft-07"],
+      ["https://json-schema.org/draft-07/schema", "draft-07"],
+      [draft06, "draft-06"],
+      ["http://json-schema.org/draft-06/schema", "draft-06"],
+      ["https://json-schema.org/draft-06/schema#", "draft-06"],
+      ["https://json-schema.org/draft-06/schema", "draft-06"],
+      [draft2019, "draft-2019-09"],
+      [`${draft2019}#`, "draft-2019-09"]
+    ] as const
+    assert.deepStrictEqual(
+      dialects.map(([$schema]) => checkSchema({ $schema, type: "object" }, "t")),
+      dialects.map(([, dialect]) => dialect)
+    )
+    // Each against its own meta-schema: a draft-06 exclusiveMinimum is a number, 2019-09 has no prefixItems.
+    assert.strictEqual(
+      refusal({ $schema: draft06, type: "object", properties: { n: { exclusiveMinimum: true } } }),
+      `${prefix}it is not valid against the draft-06 meta-schema: at /properties/n/exclusiveMinimum must be number`
+    )
+    assert.strictEqual(
+      refusal({ $schema: draft2019, type: "object", properties: { p: { items: [{}], additionalItems: 5 } } }),
+      `${prefix}it is not valid against the draft-2019-09 meta-schema: at /properties/p/additionalItems must be ` +
+        "object,boolean"
     )
   })
 
@@ -178,17 +207,18 @@ describe("checkSchema", () => {
     assert.strictEqual(checkSchema({ type: "string" }, "t", "outputSchema"), "draft-2020-12")
   })
 
-  it("refuses a $schema other than draft-07 or 2020-12", () => {
-    const supported = `name draft-07 (${draft07}) or 2020-12 (${draft2020}), or leave $schema out for 2020-12`
+  it("refuses a $schema other than draft-06, draft-07, 2019-09 or 2020-12", () => {
+    const supported = `name draft-06 (${draft06}), draft-07 (${draft07}), 2019-09 (${draft2019}) or 2020-12 ` +
+      `(${draft2020}), or leave $schema out for 2020-12`
     assert.deepStrictEqual(
       [
         "http://json-schema.org/draft-04/schema#",
-        "https://json-schema.org/draft/2019-09/schema",
+        "https://json-schema.org/draft/2019-09/schema/",
         "https://example.com/my-meta-schema"
       ].map(($schema) => refusal({ $schema, type: "object" })),
       [
         `${prefix}its $schema "http://json-schema.org/draft-04/schema#" is not supported: ${supported}`,
-        `${prefix}its $schema "https://json-schema.org/draft/2019-09/schema" is not supported: ${supported}`,
+        `${prefix}its $schema "https://json-schema.org/draft/2019-09/schema/" is not supported: ${supported}`,
         `${prefix}its $schema "https://example.com/my-meta-schema" is not supported: ${supported}`
       ]
     )
@@ -215,20 +245,24 @@ describe("checkSchema", () => {
     )
   })
 
-  it("refuses a pattern that does not compile, as ajv compiles it (with the u flag)", () => {
+  it("refuses a pattern that does not compile, with the u flag or without it", () => {
     assert.deepStrictEqual(
       [
         { type: "object", properties: { code: { type: "string", pattern: "([a-z]" } } },
-        // Valid without the u flag, not with it.
-        { type: "object", properties: { code: { type: "string", pattern: "\\-\\q" } } },
         { type: "object", patternProperties: { "^x-(": { type: "string" } } }
       ].map((schema) => refusal(schema)),
       [
         `${prefix}pattern "([a-z]" at /properties/code/pattern is not a valid regular expression`,
-        `${prefix}pattern "\\\\-\\\\q" at /properties/code/pattern is not a valid regular expression`,
         `${prefix}patternProperties at the root holds "^x-(", which is not a valid regular expression`
       ]
     )
+  })
+
+  it("accepts patterns with identity escapes, valid in JSON Schema but not under the u flag", () => {
+    for (const pattern of ["^\\d{3}\\-\\d{4}$", "[^\\s\\@]+@", "^\\#[0-9a-f]{6}$", "^[a-z\\_]+$"]) {
+      assert.strictEqual(checkSchema({ type: "object", properties: { code: { type: "string", pattern } } }, "t"), "draft-2020-12")
+    }
+    assert.strictEqual(checkSchema({ type: "object", patternProperties: { "^x\\-": {} } }, "t"), "draft-2020-12")
   })
 
   it("reads tuple `items` by the dialect: draft-07 allows a list of schemas, 2020-12 wants prefixItems", () => {
@@ -343,6 +377,29 @@ describe("checkSchema", () => {
     )
     // Requiring it is fine: ajv checks `required` names as own keys.
     assert.strictEqual(checkSchema({ type: "object", required: ["__proto__"] }, "t"), "draft-2020-12")
+  })
+
+  it("refuses a cycle of references alone, which would recurse without end, and accepts one through a value", () => {
+    const cycle = (defs: object) => ({ type: "object", properties: { x: { $ref: "#/$defs/a" } }, $defs: defs })
+    assert.deepStrictEqual(
+      [
+        cycle({ a: { $ref: "#/$defs/a" } }),
+        cycle({ a: { $ref: "#/$defs/b", description: "an alias" }, b: { $ref: "#/$defs/a" } }),
+        { $schema: draft07, $ref: "#", definitions: {} }
+      ].map((schema) => refusal(schema)),
+      [
+        `${prefix}$ref at /properties/x leads to a cycle of references alone (/$defs/a → /$defs/a), which validates ` +
+        "nothing and never ends",
+        `${prefix}$ref at /properties/x leads to a cycle of references alone (/$defs/a → /$defs/b → /$defs/a), ` +
+        "which validates nothing and never ends",
+        `${prefix}$ref at the root leads to a cycle of references alone (the root → the root), which validates ` +
+        "nothing and never ends"
+      ]
+    )
+    // A reference that is reached again only inside a value, as a recursive type's, descends: it ends with the value.
+    const list = { type: "object", properties: { next: { $ref: "#/$defs/node" } }, $defs: { node: { $ref: "#" } } }
+    assert.strictEqual(checkSchema(list, "t"), "draft-2020-12")
+    assert.strictEqual(linesOf(list, { next: { next: {} } }), "valid")
   })
 
   it("leaves to the compiler what only the compiler finds: an unresolvable local $ref is accepted here", () => {
@@ -782,6 +839,74 @@ describe("mismatch lines", () => {
       "- $.span: must NOT have more than 2 items",
       "- $.span[0]: must be integer",
       "- $.tags[1]: must be number"
+    ])
+  })
+
+  it("check a recursive schema, whose `$ref: \"#\"` zod 4 writes for a type that contains itself", () => {
+    interface Tree {
+      readonly name: string
+      readonly children: ReadonlyArray<Tree>
+    }
+    const Tree: z.ZodType<Tree> = z.object({
+      name: z.string(),
+      get children() {
+        return z.array(Tree)
+      }
+    })
+    const schema = z.toJSONSchema(Tree) as Record<string, unknown>
+    assert.deepStrictEqual((schema.properties as { children: unknown }).children, { type: "array", items: { $ref: "#" } })
+    assert.strictEqual(checkSchema(schema, "tree"), "draft-2020-12")
+    assert.strictEqual(
+      linesOf(schema, { name: "root", children: [{ name: "leaf", children: [] }] }),
+      "valid"
+    )
+    assert.deepStrictEqual(linesOf(schema, { name: "root", children: [{ name: "leaf", children: [{ name: 1 }] }] }), [
+      "- $.children[0].children[0].children: is required",
+      "- $.children[0].children[0].name: must be string"
+    ])
+  })
+
+  it("check patterns with identity escapes without the u flag, and every other schema's patterns with it", () => {
+    const phone = { type: "object", properties: { phone: { type: "string", pattern: "^\\d{3}\\-\\d{4}$" } } }
+    assert.strictEqual(linesOf(phone, { phone: "555-1234" }), "valid")
+    assert.deepStrictEqual(linesOf(phone, { phone: "5551234" }), ["- $.phone: must match pattern \"^\\d{3}\\-\\d{4}$\""])
+    const keys = { type: "object", patternProperties: { "^x\\-": { type: "string" } } }
+    assert.strictEqual(linesOf(keys, { "x-a": "1" }), "valid")
+    assert.deepStrictEqual(linesOf(keys, { "x-a": 1 }), ["- $[\"x-a\"]: must be string"])
+    // `.` is one UTF-16 unit without the u flag, one code point with it: an emoji is two of the first, one of the second.
+    const oneCharacter = (pattern: string) => ({ type: "object", properties: { c: { type: "string", pattern } } })
+    assert.deepStrictEqual(linesOf(oneCharacter("^-?.$"), { c: "\u{1F600}" }), "valid")
+    assert.deepStrictEqual(linesOf(oneCharacter("^\\#?.$"), { c: "\u{1F600}" }), [
+      "- $.c: must match pattern \"^\\#?.$\""
+    ])
+    // Each pattern by itself: `\p{L}` keeps the u flag, which it needs, next to a pattern that cannot have it.
+    const mixed = {
+      type: "object",
+      properties: { word: { type: "string", pattern: "^\\p{L}+$" }, colour: { type: "string", pattern: "^\\#[0-9a-f]{6}$" } }
+    }
+    assert.strictEqual(checkSchema(mixed, "t"), "draft-2020-12")
+    assert.strictEqual(linesOf(mixed, { word: "Zoë", colour: "#a0b1c2" }), "valid")
+    assert.deepStrictEqual(linesOf(mixed, { word: "p{L}", colour: "a0b1c2" }), [
+      "- $.word: must match pattern \"^\\p{L}+$\"",
+      "- $.colour: must match pattern \"^\\#[0-9a-f]{6}$\""
+    ])
+  })
+
+  it("check draft-06 and 2019-09 by their own rules: numeric exclusive bounds, dependentRequired, $recursiveRef", () => {
+    const limits = { $schema: draft06, type: "object", properties: { n: { type: "number", exclusiveMinimum: 0 } } }
+    assert.strictEqual(linesOf(limits, { n: 1 }), "valid")
+    assert.deepStrictEqual(linesOf(limits, { n: 0 }), ["- $.n: must be > 0"])
+    const card = {
+      $schema: draft2019,
+      type: "object",
+      properties: { card: { type: "string" }, cvc: { type: "string" }, next: { $recursiveRef: "#" } },
+      dependentRequired: { card: ["cvc"] },
+      unevaluatedProperties: false
+    }
+    assert.strictEqual(linesOf(card, { card: "4111", cvc: "123", next: { card: "4222", cvc: "456" } }), "valid")
+    assert.deepStrictEqual(linesOf(card, { next: { card: "4222", extra: 1 } }), [
+      "- $.next: must have property cvc when property card is present",
+      "- $.next.extra: is not allowed"
     ])
   })
 
