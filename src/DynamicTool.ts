@@ -26,8 +26,8 @@ import { checkSchema, type SchemaField } from "./internal/jsonSchemaValidator.ts
 export type Arguments = Schema.JsonObject
 
 /**
- * A JSON Schema as a runtime tool is made with: a JSON object, draft-06, draft-07, 2019-09 or 2020-12 (its `$schema` decides; without
- * one, 2020-12).
+ * A JSON Schema as a runtime tool is made with: a JSON object, draft-06, draft-07, 2019-09 or 2020-12 (its
+ * `$schema` decides; without one, 2020-12).
  *
  * @category models
  */
@@ -170,8 +170,8 @@ export const isDynamic = (u: unknown): u is Tool.Any => Tool.isTool(u) && u.json
  * The schemas are copied when the tool is made: changing the objects given afterwards changes nothing.
  *
  * Throws a `TypeError` naming the tool for a name `Tool.make` refuses, a timeout that is not a duration, and a
- * schema that is not a JSON object schema, breaks its meta-schema (draft-06, draft-07, 2019-09 or 2020-12, by its `$schema`), or holds
- * a reference outside itself (a schema is never fetched).
+ * schema that is not a JSON object schema, breaks its meta-schema (draft-06, draft-07, 2019-09 or 2020-12, by its
+ * `$schema`), or holds a reference outside itself (a schema is never fetched).
  *
  * @example
  * ```ts
