@@ -132,8 +132,10 @@ const expectedOfAst = (ast: SchemaAST.AST): string => {
 // be told apart from the message's own text, and repeating one reveals nothing.
 const minimumLength = 3
 // A message repeats a longer value when it holds any run of this many of its characters: a message that quotes a
-// part of the value (a prefix, the piece that failed to parse) gives that part away too.
-const runLength = 8
+// part of the value (a prefix, the piece that failed to parse, a few characters of it) gives that part away too.
+// Three is the shortest run that is not an ordinary word or character of any text; a constant message that shares
+// one with the value only loses its wording, for what the check expected.
+const runLength = minimumLength
 
 /**
  * Whether `text` repeats the reported value: any string or key inside it, or its JSON or `String` form, compared

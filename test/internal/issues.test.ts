@@ -242,6 +242,18 @@ describe("internal/issues", () => {
       }
     })
 
+    it("a few characters of the value, three or more, are as much a repetition", () => {
+      const value = "SKLIVEMARKER42xyz"
+      for (let length = 3; length <= 7; length++) {
+        const message = (s: string) => `bad value ${s.slice(2, 2 + length)}`
+        assert.strictEqual(
+          failure(Schema.Struct({ c: echoing(message, { title: "a long code" }) }), { c: value }),
+          "- $.c: Expected a long code",
+          `an excerpt of ${length} characters`
+        )
+      }
+    })
+
     it("keys and values inside an object value count as well as the value's JSON", () => {
       const Pair = Schema.Struct({ k: Schema.String }).check(
         Schema.makeFilter((o: { readonly k: string }) => `no ${JSON.stringify(o)}`, { title: "a pair" })
