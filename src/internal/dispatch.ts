@@ -30,7 +30,7 @@ import * as ToolOutput from "../ToolOutput.ts"
 import { ToolResult } from "../ToolResult.ts"
 import { describeError } from "./describe.ts"
 import { jsonCodec } from "./codec.ts"
-import { formatIssues } from "./issues.ts"
+import { bounded, formatIssues } from "./issues.ts"
 import { type JsonSchemaValidator, validatorOf } from "./jsonSchemaValidator.ts"
 import { defaultLimits, defaultOutputLimits, type JsonLimits, parseArguments } from "./json.ts"
 import { annotateSpan, ToolMetrics, unknownToolName } from "./telemetry.ts"
@@ -278,17 +278,6 @@ export const dispatch = (
       }
     )
   })
-
-/** How much of a name the model sent a message or a span repeats: the name may be anything, of any length. */
-const maxEchoedNameLength = 64
-
-const bounded = (name: string): string => {
-  if (name.length <= maxEchoedNameLength) return name
-  // Never cut between the two halves of a surrogate pair (an emoji, say).
-  const last = name.charCodeAt(maxEchoedNameLength - 1)
-  const end = last >= 0xd800 && last <= 0xdbff ? maxEchoedNameLength - 1 : maxEchoedNameLength
-  return `${name.slice(0, end)}…`
-}
 
 /**
  * One call on its way through the pipeline: what every step needs, in one object, and the one place a result is

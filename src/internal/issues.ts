@@ -26,7 +26,8 @@ export const bounded = (text: string): string => {
   return `${text.slice(0, end)}…`
 }
 
-const formatPath = (path: ReadonlyArray<PropertyKey>): string => {
+/** `$.a.b`, `$.items[3]`, `$["weird key"]`: the path of an argument issue, each key bounded as names are. */
+export const formatPath = (path: ReadonlyArray<PropertyKey>): string => {
   let out = "$"
   for (const key of path) {
     if (typeof key === "number") {

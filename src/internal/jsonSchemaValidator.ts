@@ -17,7 +17,7 @@ import { Result } from "effect"
 import type { Ajv, ErrorObject, FuncKeywordDefinition, Options, SchemaValidateFunction, ValidateFunction } from "ajv"
 import type { FormatsPlugin } from "ajv-formats"
 import { createRequire } from "node:module"
-import { bounded } from "./issues.ts"
+import { bounded, formatPath } from "./issues.ts"
 
 /** The JSON Schema dialects a runtime tool's schema may be written in: its `$schema` decides, 2020-12 by default. */
 export type JsonSchemaDialect = "draft-06" | "draft-07" | "draft-2019-09" | "draft-2020-12"
@@ -774,16 +774,3 @@ const segmentsOf = (pointer: string, value: unknown): Array<string | number> => 
   return segments
 }
 
-/** `$.a.b`, `$.items[3]`, `$["weird key"]`: the path style of Schema issues, keys bounded as names are. */
-const formatPath = (path: ReadonlyArray<string | number>): string => {
-  let out = "$"
-  for (const key of path) {
-    if (typeof key === "number") {
-      out += `[${key}]`
-      continue
-    }
-    const segment = bounded(key)
-    out += /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(segment) ? `.${segment}` : `[${JSON.stringify(segment)}]`
-  }
-  return out
-}
