@@ -94,7 +94,9 @@ export const Spec = Schema.Struct({
     idempotent: Schema.optionalKey(Schema.Boolean),
     openWorld: Schema.optionalKey(Schema.Boolean),
     strict: Schema.optionalKey(Schema.Boolean),
-    timeout: Schema.optionalKey(Schema.Duration)
+    timeout: Schema.optionalKey(Schema.Duration),
+    needsApproval: Schema.optionalKey(Schema.Boolean),
+    concurrency: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)))
   })
 })
 

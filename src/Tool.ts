@@ -13,6 +13,7 @@ import * as ToolDefinition from "./ToolDefinition.ts"
 import { type MissingToolContext, ToolContext } from "./ToolContext.ts"
 import * as ToolExecutionError from "./ToolExecutionError.ts"
 import { bounded } from "./internal/issues.ts"
+import { isPositiveInteger } from "./internal/limiter.ts"
 
 const TypeId = "~effect-llm-tools/Tool" as const
 
@@ -40,6 +41,16 @@ export interface Annotations {
    * uninterruptible region is answered only when the region ends.
    */
   readonly timeout?: Duration.Input | undefined
+  /**
+   * A human must approve each call before it runs: `ToolHooks.approval` asks for it (as it does for `destructive`
+   * tools).
+   */
+  readonly needsApproval?: boolean | undefined
+  /**
+   * The most calls of this tool that run at once, wherever it is executed (a `ToolSet`, a `ToolServer`); more wait
+   * their turn. A whole number of one or more.
+   */
+  readonly concurrency?: number | undefined
 }
 
 /**
@@ -228,8 +239,9 @@ export type DeclaredFailure<F extends Schema.Top> = [F] extends [never] ? unknow
  * })
  * ```
  *
- * Throws a `TypeError` when the name is not a valid tool name (see {@link isValidName}), or when the `timeout`
- * annotation is not a duration: mistakes in the definition, reported where they are made.
+ * Throws a `TypeError` when the name is not a valid tool name (see {@link isValidName}), when the `timeout`
+ * annotation is not a duration, or when the `concurrency` annotation is not a whole number of one or more: mistakes
+ * in the definition, reported where they are made.
  *
  * @category constructors
  */
@@ -279,13 +291,21 @@ export const make = <
     // A definition-time mistake of the tool's author, reported where it is made rather than on the first call.
     throw new TypeError(`tool \`${name}\`: the timeout annotation is not a duration: ${String(timeout)}`)
   }
+  const concurrency = options.annotations?.concurrency
+  if (concurrency !== undefined && !isPositiveInteger(concurrency)) {
+    throw new TypeError(
+      `tool \`${name}\`: the concurrency annotation must be a whole number of one or more, not ${String(concurrency)}`
+    )
+  }
   const self = Object.create(Proto)
   self.name = name
   self.description = options.description
   self.parameters = options.parameters
   self.success = options.success
   self.failure = options.failure
-  self.annotations = options.annotations ?? {}
+  // A copy of its own: a tool's identity for the limits its annotations set (its `concurrency`), which the copies that
+  // `provide` and a server's `add` make share with it.
+  self.annotations = Object.freeze({ ...options.annotations })
   self.onExcessProperty = options.onExcessProperty ?? "ignore"
   self.jsonSchemas = undefined
   self.call = options.call
@@ -446,7 +466,9 @@ const annotationFields: { readonly [K in keyof Annotations]-?: true } = {
   idempotent: true,
   openWorld: true,
   strict: true,
-  timeout: true
+  timeout: true,
+  needsApproval: true,
+  concurrency: true
 }
 
 const annotationKeys = Object.keys(annotationFields) as ReadonlyArray<keyof Annotations>

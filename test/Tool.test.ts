@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Duration, Effect, Option, Schema } from "effect"
+import { Context, Duration, Effect, Option, Result, Schema } from "effect"
 import {
   DynamicTool,
   Tool,
@@ -412,4 +412,107 @@ describe("Tool.provide", () => {
         "tool arguments did not match the schema:\n- $.text: is required"
       )
     }))
+})
+
+describe("the needsApproval and concurrency annotations", () => {
+  const Transfer = Tool.make("transfer", {
+    description: "Move money between accounts",
+    parameters: Schema.Struct({ amount: Schema.Finite }),
+    annotations: { destructive: true, needsApproval: true, concurrency: 2, timeout: "3 seconds" },
+    call: ({ amount }) => Effect.succeed({ moved: amount })
+  })
+
+  const withConcurrency = (concurrency: unknown) => () =>
+    Tool.make("limited", {
+      description: "Has a concurrency annotation",
+      parameters: Schema.Struct({}),
+      annotations: { concurrency: concurrency as number },
+      call: () => Effect.succeed("done")
+    })
+
+  it("Tool.make throws a TypeError for a concurrency that is not a whole number of one or more", () => {
+    for (const bad of [0, -1, 1.5, NaN, Infinity, -Infinity, 2 ** 53, "4", null]) {
+      assert.throws(
+        withConcurrency(bad),
+        TypeError,
+        `tool \`limited\`: the concurrency annotation must be a whole number of one or more, not ${String(bad)}`
+      )
+    }
+    assert.throws(
+      () =>
+        DynamicTool.make("dynamic", {
+          description: "A runtime tool with a broken limit",
+          parameters: { type: "object" },
+          annotations: { concurrency: 0 },
+          call: () => Effect.void
+        }),
+      TypeError,
+      "tool `dynamic`: the concurrency annotation must be a whole number of one or more, not 0"
+    )
+  })
+
+  it.prop(
+    "Tool.make accepts exactly the positive safe integers as a concurrency",
+    [Schema.Union([Schema.Number, Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }))])],
+    ([n]) => {
+      if (Number.isSafeInteger(n) && n >= 1) assert.strictEqual(withConcurrency(n)().annotations.concurrency, n)
+      else assert.throws(withConcurrency(n), TypeError, "the concurrency annotation must be a whole number of one or more")
+    },
+    { arbitrary: { runs: 300 } }
+  )
+
+  it("appear in the tool's definition; the timeout does not", () => {
+    assert.deepStrictEqual(ToolDefinition.fromTool(Transfer).annotations, {
+      destructive: true,
+      needsApproval: true,
+      concurrency: 2
+    })
+    assert.deepStrictEqual(Tool.definition(withConcurrency(1)()).annotations, { concurrency: 1 })
+  })
+
+  it("survive in a portable tool's spec, through its JSON text, and in the tool made from it again", () => {
+    const SpecJson = Schema.toCodecJson(DynamicTool.Spec)
+    const portables = [
+      Tool.provide(Transfer, Context.empty(), { portable: true }),
+      DynamicTool.portable("transfer", {
+        description: "Move money between accounts",
+        parameters: { type: "object", properties: { amount: { type: "number" } }, required: ["amount"] },
+        annotations: { destructive: true, needsApproval: true, concurrency: 2, timeout: "3 seconds" },
+        call: () => Effect.succeed("moved")
+      })
+    ]
+    for (const portable of portables) {
+      assert.deepStrictEqual(portable.spec.annotations, {
+        destructive: true,
+        timeout: Duration.seconds(3),
+        needsApproval: true,
+        concurrency: 2
+      })
+      const json = JSON.parse(JSON.stringify(Schema.encodeSync(SpecJson)(portable.spec)))
+      assert.deepStrictEqual(
+        [json.annotations.needsApproval, json.annotations.concurrency],
+        [true, 2]
+      )
+      const back = Schema.decodeUnknownSync(SpecJson)(json)
+      assert.deepStrictEqual(back, portable.spec)
+      const again = DynamicTool.fromSpec(back, () => Effect.succeed("again"))
+      assert.deepStrictEqual(
+        [again.annotations.needsApproval, again.annotations.concurrency],
+        [true, 2]
+      )
+      assert.deepStrictEqual(ToolDefinition.fromTool(again).annotations, ToolDefinition.fromTool(portable).annotations)
+    }
+  })
+
+  it("a spec whose concurrency is not a whole number of one or more, or whose needsApproval is not a boolean, does not decode", () => {
+    const SpecJson = Schema.toCodecJson(DynamicTool.Spec)
+    const spec = (annotations: unknown) => ({ name: "x", description: "d", parameters: { type: "object" }, annotations })
+    for (const bad of [{ concurrency: 0 }, { concurrency: -2 }, { concurrency: 1.5 }, { concurrency: "4" }, { needsApproval: "yes" }]) {
+      assert.isTrue(Result.isFailure(Schema.decodeUnknownResult(SpecJson)(spec(bad))), JSON.stringify(bad))
+    }
+    assert.deepStrictEqual(
+      Schema.decodeUnknownSync(SpecJson)(spec({ concurrency: 1, needsApproval: false })).annotations,
+      { concurrency: 1, needsApproval: false }
+    )
+  })
 })

@@ -1,0 +1,123 @@
+/**
+ * Limits on calls in flight: a tool's `concurrency` annotation, and a tool server's `concurrency` with its bound on
+ * waiting calls (`maxQueued`).
+ *
+ * Effect's `Semaphore` waits, but cannot tell a caller that the wait is too long to join: load shedding needs to know,
+ * when a call arrives, whether it would wait and how many already do. A permit that is free is taken synchronously,
+ * without a fiber step. A released permit goes straight to the longest waiter (first come, first served), so a call
+ * arriving later never overtakes one that waits.
+ */
+import { Effect } from "effect"
+import type * as Scheduler from "effect/Scheduler"
+
+/** A whole number of one or more (and at most `Number.MAX_SAFE_INTEGER`). */
+export const isPositiveInteger = (value: unknown): value is number =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 1
+
+/** Calls waiting for a permit, across every limiter that shares this queue, and how many may wait. */
+export class WaitQueue {
+  waiting = 0
+  readonly max: number
+  constructor(max: number) {
+    this.max = max
+  }
+}
+
+/** A call arrived when its wait queue was full: it does not run. Never escapes dispatch. */
+export class Shed {
+  readonly queued: number
+  constructor(queued: number) {
+    this.queued = queued
+  }
+}
+
+interface Waiter {
+  /** The queue it counts in, left when the permit is handed over or the wait is interrupted. */
+  readonly queue: WaitQueue | undefined
+  resume: ((effect: Effect.Effect<void>) => void) | undefined
+  dispatcher: Scheduler.SchedulerDispatcher | undefined
+  /** A permit was handed to it: it holds one, whether or not it woke up to use it. */
+  granted: boolean
+}
+
+/** At most `permits` effects in flight at once; the rest wait in arrival order. */
+export class Limiter {
+  readonly permits: number
+  active = 0
+  private readonly waiters = new Set<Waiter>()
+  constructor(permits: number) {
+    this.permits = permits
+  }
+
+  /**
+   * Runs `effect` holding a permit. With a `queue`, a call that would wait when the queue is full fails with `Shed`
+   * at once. Interrupting a waiting call takes it out of the line; a permit is always given back, however the effect
+   * ends.
+   *
+   * The permit is taken inside a region whose exit gives it back, once that region has begun: an interruption before
+   * the permit is taken finds nothing to give back, and one after finds the finalizer in place. No uninterruptible
+   * region is needed, and a free permit costs no more than the finalizer. The Effect returned is run once (dispatch
+   * makes one per attempt): what it holds is its own.
+   */
+  run<A, E, R>(effect: Effect.Effect<A, E, R>, queue: WaitQueue | undefined): Effect.Effect<A, E | Shed, R> {
+    let held = false
+    let waiter: Waiter | undefined
+    return Effect.onExit(
+      Effect.suspend((): Effect.Effect<A, E | Shed, R> => {
+        if (this.tryAcquire()) {
+          held = true
+          return effect
+        }
+        if (queue !== undefined && queue.waiting >= queue.max) return Effect.fail(new Shed(queue.waiting))
+        waiter = { queue, resume: undefined, dispatcher: undefined, granted: false }
+        if (queue !== undefined) queue.waiting++
+        return Effect.andThen(this.wait(waiter), effect)
+      }),
+      () => {
+        if (held || waiter?.granted === true) this.release()
+        return Effect.void
+      }
+    )
+  }
+
+  /** Waits in line until `waiter` is handed a permit. */
+  private wait(waiter: Waiter): Effect.Effect<void> {
+    return Effect.withFiber((fiber) => {
+      waiter.dispatcher = fiber.currentDispatcher
+      return Effect.callback<void>((resume) => {
+        waiter.resume = resume
+        this.waiters.add(waiter)
+        // Interrupted while waiting: leave the line. A waiter already handed its permit has left it, and holds the
+        // permit until `run`'s finalizer gives it back.
+        return Effect.sync(() => {
+          if (!waiter.granted && this.waiters.delete(waiter) && waiter.queue !== undefined) waiter.queue.waiting--
+        })
+      })
+    })
+  }
+
+  /** Takes a permit at once if one is free and nobody waits for it. */
+  tryAcquire(): boolean {
+    if (this.active < this.permits && this.waiters.size === 0) {
+      this.active++
+      return true
+    }
+    return false
+  }
+
+  /** Gives a permit back: to the longest waiter, if any. */
+  release(): void {
+    for (const waiter of this.waiters) {
+      this.waiters.delete(waiter)
+      if (waiter.queue !== undefined) waiter.queue.waiting--
+      waiter.granted = true
+      // The permit changes hands: `active` stays as it is. The waiter wakes on its own dispatcher's next task, not
+      // inside the releasing fiber: a batch being interrupted releases permits from its finalizers, and its waiting
+      // calls must see that interruption before they could start.
+      const resume = waiter.resume!
+      waiter.dispatcher!.scheduleTask(() => resume(Effect.void), 0)
+      return
+    }
+    this.active--
+  }
+}
