@@ -12,8 +12,8 @@ const TypeId = "~effect-llm-tools/ToolResult" as const
 
 /**
  * How a call ended: `success`; `error` (it failed); `denied` (the tool refused it, with
- * `ToolExecutionError.refused`); `skipped` (the call was not run; dispatch itself never produces it, and the adapters
- * render it as skipped).
+ * `ToolExecutionError.refused`); `skipped` (a hook of a `ToolServer` chose not to run it; the adapters render it as
+ * skipped).
  *
  * @category models
  */
@@ -44,8 +44,10 @@ export interface ToolResultFields {
   readonly error: Option.Option<ToolExecutionError.ToolExecutionError>
   /** Host-only values the call inserted with `ToolContext.insertResult`. Never sent to the model. */
   readonly metadata: Context.Context<never>
-  /** Wall time of the call, in milliseconds. */
+  /** Wall time of the call, in milliseconds (every attempt, and the waits between them). */
   readonly durationMs: number
+  /** How many attempts the call took: 1, unless a `ToolServer` retried it. Default 1. */
+  readonly attempts?: number | undefined
 }
 
 /**
@@ -63,6 +65,7 @@ export class ToolResult implements ToolResultFields {
   readonly error: Option.Option<ToolExecutionError.ToolExecutionError>
   readonly metadata: Context.Context<never>
   readonly durationMs: number
+  readonly attempts: number
   constructor(fields: ToolResultFields) {
     this.callId = fields.callId
     this.name = fields.name
@@ -72,6 +75,7 @@ export class ToolResult implements ToolResultFields {
     this.error = fields.error
     this.metadata = fields.metadata
     this.durationMs = fields.durationMs
+    this.attempts = fields.attempts ?? 1
   }
   toJSON(): unknown {
     // Metadata is host-only: it is never serialized with the result.
@@ -82,7 +86,8 @@ export class ToolResult implements ToolResultFields {
       status: this.status,
       output: this.output,
       error: Option.getOrUndefined(this.error),
-      durationMs: this.durationMs
+      durationMs: this.durationMs,
+      attempts: this.attempts
     }
   }
 }

@@ -7,7 +7,8 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Option, Predicate, References, Scope, Tracer } from "effect"
+import { type Context, Effect, Layer, Option, Predicate } from "effect"
+import { capture, withCaptured } from "./internal/captured.ts"
 import { dual } from "effect/Function"
 import { type Pipeable, pipeArguments } from "effect/Pipeable"
 import {
@@ -368,20 +369,10 @@ export const toLayer = <I, PerCall, T extends Tool.Any>(
   Layer.effect(
     tag,
     Effect.map(Effect.context<Exclude<Tool.Requirements<T>, PerCall>>(), (built): Service<PerCall> => {
-      // What belongs to building the layer stays there: its span (calls are not children of start-up), its stack
-      // frame, its scope (a tool's per-call resources are not released only at shutdown) and its memo map.
-      const captured: Context.Context<never> = Context.omit(
-        Tracer.ParentSpan,
-        References.CurrentStackFrame,
-        Scope.Scope,
-        Layer.CurrentMemoMap
-      )(built as Context.Context<unknown>) as Context.Context<never>
-      // The caller's context wins: its tracer, parent span and per-call values; captured services fill the rest.
-      const withCaptured = <A>(effect: Effect.Effect<A, never, any>): Effect.Effect<A, never, PerCall> =>
-        Effect.updateContext(effect, (caller: Context.Context<never>) => Context.merge(captured, caller) as Context.Context<any>)
+      const captured = capture(built)
       return {
-        execute: (call, options) => withCaptured(execute(set, call, options)),
-        executeAll: (calls, options) => withCaptured(executeAll(set, calls, options)),
+        execute: (call, options) => withCaptured(captured, execute(set, call, options)),
+        executeAll: (calls, options) => withCaptured(captured, executeAll(set, calls, options)),
         definitions: definitions(set)
       }
     })

@@ -47,6 +47,12 @@ export * as ToolIndex from "./ToolIndex.ts"
 /** Static, dynamic and embedding tools into one tool set and its index. */
 export * as ToolSetBuilder from "./ToolSetBuilder.ts"
 
+/** Hooks before and after every call of a tool server: run, rewrite, skip, deny, stop; human approval. */
+export * as ToolHooks from "./ToolHooks.ts"
+
+/** The long-lived dispatch service: hot registration, pinned snapshots, limits, timeouts, retries, hooks. */
+export * as ToolServer from "./ToolServer.ts"
+
 /** OpenAI Chat Completions: tool definitions, calls and tool messages. */
 export * as OpenAiChat from "./provider/OpenAiChat.ts"
 

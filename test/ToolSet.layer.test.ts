@@ -1,28 +1,8 @@
 import { assert, describe, expectTypeOf, it } from "@effect/vitest"
-import { Context, Effect, Layer, Schema } from "effect"
-import { Tool, ToolCall, ToolOutput, ToolResult, ToolSet } from "../src/index.ts"
+import { Context, Effect, Layer } from "effect"
+import { ToolCall, ToolOutput, ToolResult, ToolSet } from "../src/index.ts"
 import { makeRecorder } from "./support/tracing.ts"
-
-class Database extends Context.Service<Database, { readonly lookup: (id: string) => string }>()("app/Database") {}
-class CurrentUser extends Context.Service<CurrentUser, { readonly id: string }>()("app/CurrentUser") {}
-class Locale extends Context.Service<Locale, string>()("app/Locale") {}
-
-const Whoami = Tool.make("whoami", {
-  description: "Who is asking",
-  parameters: Schema.Struct({}),
-  call: () =>
-    Effect.gen(function*() {
-      const db = yield* Database
-      const user = yield* CurrentUser
-      return db.lookup(user.id)
-    })
-})
-
-const Greet = Tool.make("greet", {
-  description: "Greet someone in the host's locale",
-  parameters: Schema.Struct({ name: Schema.String }),
-  call: ({ name }) => Effect.map(Locale, (locale) => `${locale}: hello ${name}`)
-})
+import { CurrentUser, Database, Greet, Locale, Whoami } from "./support/userTools.ts"
 
 const set = ToolSet.make(Whoami, Greet)
 

@@ -80,7 +80,8 @@ describe("ToolSet telemetry", () => {
           "gen_ai.operation.name": "execute_tool",
           "gen_ai.tool.name": "add",
           "gen_ai.tool.call.id": "call_ok",
-          "tool.status": "success"
+          "tool.status": "success",
+          "gen_ai.tool.call.outcome": "success"
         })
         assert.strictEqual(span.kind, "internal")
         assert.strictEqual(span.status._tag, "Ended")
@@ -101,6 +102,7 @@ describe("ToolSet telemetry", () => {
             "gen_ai.tool.name": "add",
             "gen_ai.tool.call.id": "call_rl",
             "tool.status": "error",
+            "gen_ai.tool.call.outcome": "error",
             "error.type": "rate_limited"
           }],
           ["execute_tool add", {
@@ -108,6 +110,7 @@ describe("ToolSet telemetry", () => {
             "gen_ai.tool.name": "add",
             "gen_ai.tool.call.id": "call_bad",
             "tool.status": "error",
+            "gen_ai.tool.call.outcome": "error",
             "error.type": "invalid_args"
           }],
           ["execute_tool add", {
@@ -115,6 +118,7 @@ describe("ToolSet telemetry", () => {
             "gen_ai.tool.name": "add",
             "gen_ai.tool.call.id": "call_no",
             "tool.status": "denied",
+            "gen_ai.tool.call.outcome": "denied",
             "error.type": "permission_denied"
           }],
           ["execute_tool subtract", {
@@ -122,6 +126,7 @@ describe("ToolSet telemetry", () => {
             "gen_ai.tool.name": "subtract",
             "gen_ai.tool.call.id": "call_nf",
             "tool.status": "error",
+            "gen_ai.tool.call.outcome": "error",
             "error.type": "not_found"
           }]
         ])

@@ -10,6 +10,7 @@ import {
   ToolResultContent,
   ToolSet
 } from "../src/index.ts"
+import { errorField, errorOf, summarizeResult } from "./support/results.ts"
 
 // ---------------------------------------------------------------------------------------------------------------------
 // helpers
@@ -17,19 +18,9 @@ import {
 
 /** The fields of a result that a test asserts on as one value. */
 const summarize = (result: ToolResult.ToolResult) => ({
-  callId: result.callId,
-  name: result.name,
-  arguments: result.arguments,
-  status: result.status,
-  kind: Option.getOrUndefined(Option.map(result.error, (error) => error.kind)),
-  modelText: Option.getOrUndefined(ToolOutput.asText(result.output)),
-  message: Option.getOrUndefined(Option.map(result.error, (error) => error.message))
+  ...summarizeResult(result),
+  message: errorField(result, "message")
 })
-
-const errorOf = (result: ToolResult.ToolResult): ToolExecutionError.ToolExecutionError => {
-  assert.isTrue(Option.isSome(result.error), `expected an error, got status ${result.status}`)
-  return Option.getOrThrow(result.error)
-}
 
 const call = (name: string, args: unknown, id = "call_1") => ({ id, name, arguments: args })
 

@@ -13,26 +13,47 @@
  *                                  → other (the value cannot be encoded, is not JSON, exceeds a limit, or mismatches)
  *   6. build the ToolResult; record metrics, and a span when a tracing backend is installed
  *
+ * A `ToolServer` adds its `Policy` to the same path, and nothing else: its `onCall` hooks between steps 2 and 3 (run,
+ * rewrite, skip, deny, stop), its limits on calls in flight and its default timeout around step 4, its retries over
+ * steps 3 to 5 (hooks included, each attempt with a fresh ToolContext), and its `onResult` hooks before step 6.
+ *
  * Everything a call can reuse is computed once per tool, in its `Plan`. A Schema parser answers a successful
  * synchronous parse with an `Exit`, and a tool that answers with `Effect.succeed` returns one too: the common path
  * needs no fiber steps beyond the one `execute` already runs on.
  */
-import { Cause, Clock, Context, Duration, Effect, Exit, Option, References, Result, SchemaAST, Tracer } from "effect"
+import {
+  Cause,
+  Clock,
+  Context,
+  Duration,
+  Effect,
+  Exit,
+  type Fiber,
+  Option,
+  References,
+  Result,
+  Schedule,
+  SchemaAST,
+  Tracer
+} from "effect"
 import { SchemaJITCompiler } from "effect/schema"
 import * as SchemaParser from "effect/SchemaParser"
 import type * as SchemaIssue from "effect/SchemaIssue"
 import type * as Tool from "../Tool.ts"
 import type * as ToolCall from "../ToolCall.ts"
+import * as ToolDefinition from "../ToolDefinition.ts"
+import type * as ToolHooks from "../ToolHooks.ts"
 import { MissingToolContext, ToolContext } from "../ToolContext.ts"
 import { CallContext } from "./callContext.ts"
 import * as ToolExecutionError from "../ToolExecutionError.ts"
 import * as ToolOutput from "../ToolOutput.ts"
-import { ToolResult } from "../ToolResult.ts"
+import { ToolResult, type ToolResultFields } from "../ToolResult.ts"
 import { describeError } from "./describe.ts"
 import { jsonCodec } from "./codec.ts"
 import { bounded, formatIssues } from "./issues.ts"
 import { type JsonSchemaValidator, validatorOf } from "./jsonSchemaValidator.ts"
 import { defaultLimits, defaultOutputLimits, type JsonLimits, parseArguments } from "./json.ts"
+import { Limiter, Shed, type WaitQueue } from "./limiter.ts"
 import { annotateSpan, ToolMetrics, unknownToolName } from "./telemetry.ts"
 
 /** Per-call options of `execute`. */
@@ -81,6 +102,8 @@ interface Plan {
   /** Checks a converted output against a runtime tool's output JSON Schema: a JSON output must match it. */
   readonly checkOutput: ((output: ToolOutput.ToolOutput) => Result.Result<ToolOutput.ToolOutput, EncodeFailure>) | undefined
   readonly timeoutMs: number | undefined
+  /** The tool's own limit on calls in flight (its `concurrency` annotation), shared by its copies, wherever they run. */
+  readonly limiter: Limiter | undefined
   readonly metrics: ToolMetrics
 }
 
@@ -212,8 +235,23 @@ const makePlan = (tool: Tool.Any): Plan => {
     encode: schemas !== undefined || tool.success === undefined ? undefined : encoderOf(tool.success),
     checkOutput: schemas?.outputSchema !== undefined ? outputChecker(validatorOf(schemas.outputSchema)) : undefined,
     timeoutMs: timeout === undefined ? undefined : Duration.toMillis(Duration.fromInputUnsafe(timeout)),
+    limiter: limiterOf(tool.annotations),
     metrics: new ToolMetrics(tool.name)
   }
+}
+
+// A tool's limit on calls in flight belongs to its annotations object, which `Tool.make` makes for each tool and the
+// copies of a tool (`Tool.provide`, a server's `add`) share: the limit holds across them, wherever they run.
+const limiters = new WeakMap<Tool.Annotations, Limiter>()
+
+const limiterOf = (annotations: Tool.Annotations): Limiter | undefined => {
+  if (annotations.concurrency === undefined) return undefined
+  let limiter = limiters.get(annotations)
+  if (limiter === undefined) {
+    limiter = new Limiter(annotations.concurrency)
+    limiters.set(annotations, limiter)
+  }
+  return limiter
 }
 
 const unknownToolMetrics = new ToolMetrics(unknownToolName)
@@ -243,41 +281,132 @@ export const makeRegistry = (tools: ReadonlyArray<Tool.Any>): Registry => {
 /** The tool registered under a name. */
 export const lookup = (registry: Registry, name: string): Tool.Any | undefined => registry.byName.get(name)?.tool
 
+/**
+ * What a `ToolServer` adds to the path of its calls: hooks, a default timeout, a limit on calls in flight with a bound
+ * on waiting calls, and retries.
+ */
+export interface Policy {
+  readonly onCall: ReadonlyArray<(event: ToolHooks.CallEvent) => Effect.Effect<ToolHooks.CallDecision, unknown, any>>
+  readonly onResult: ReadonlyArray<
+    (event: ToolHooks.ResultEvent) => Effect.Effect<ToolHooks.ResultDecision, unknown, any>
+  >
+  /** The timeout of a tool without its own `timeout` annotation. */
+  readonly timeoutMs: number | undefined
+  readonly limiter: Limiter | undefined
+  /** Calls waiting for a permit, the server's and the tools' own: beyond `max`, a call is shed (`rate_limited`). */
+  readonly queue: WaitQueue | undefined
+  /** Retries of retryable errors; its input is the error. */
+  readonly retry: Schedule.Schedule<unknown, ToolExecutionError.ToolExecutionError> | undefined
+}
+
+/** One batch of a server's calls: the reason of the first `stop`, once a hook decided one. */
+export class Batch {
+  stopped: string | undefined = undefined
+  stop(reason: string): void {
+    if (this.stopped === undefined) this.stopped = reason
+  }
+}
+
+/** How a deferred approval was decided, for the call being resumed. */
+export type Resumed = ToolHooks.Approve | ToolHooks.Deny
+
 /** Runs one call through the pipeline. Never fails, never dies. */
 export const dispatch = (
   registry: Registry,
   call: ToolCall.ToolCall,
   limits: CallLimits
 ): Effect.Effect<ToolResult, never, any> =>
+  start(registry, call, limits, undefined, undefined, undefined) as Effect.Effect<ToolResult, never, any>
+
+/**
+ * Runs one call of a server as a batch of its own: its result, or the failure `stopped` makes when a hook stopped the
+ * batch (with the call's result, if it has one). The registry is read when the Effect runs. Never dies.
+ */
+export const dispatchOne = <E>(
+  registry: () => Registry,
+  call: ToolCall.ToolCall,
+  limits: CallLimits,
+  policy: Policy,
+  stopped: (reason: string, results: ReadonlyArray<ToolResult>) => E,
+  resumed?: Resumed
+): Effect.Effect<ToolResult, E, any> =>
   Effect.withFiber((fiber) => {
-    const self = new Call(registry, call, limits, fiber.context)
-    // Effect's default tracer observes nothing: the span is skipped unless a tracing backend is installed.
-    if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return run(self)
-    // The span is made by Effect (parent, sampling, propagation and span annotations as Effect decides) and ended
-    // by `finish` with the result, which saves the extra fiber steps of `Effect.useSpan` on every call. It becomes
-    // the parent of the tool's own spans when the tool runs (see runTool).
-    const name = bounded(self.name)
-    return Effect.flatMap(
-      Effect.makeSpan(`execute_tool ${name}`, {
-        kind: "internal",
-        attributes: {
-          "gen_ai.operation.name": "execute_tool",
-          "gen_ai.tool.name": name,
-          "gen_ai.tool.call.id": self.id
-        }
-      }),
-      (span) => {
-        self.span = span
-        const program = run(self)
-        // A call that finished synchronously has already ended its span with its result: nothing is left to
-        // interrupt. Otherwise the caller interrupting `execute` produces no result; the span still ends, as
-        // interrupted.
-        return Exit.isExit(program)
-          ? program
-          : Effect.onInterrupt(program, () => Effect.sync(() => self.endSpan(Exit.interrupt())))
-      }
-    )
+    const batch = new Batch()
+    const end = (result: ToolResult | undefined): Effect.Effect<ToolResult, E> =>
+      batch.stopped === undefined
+        ? Effect.succeed(result!)
+        : Effect.fail(stopped(batch.stopped, result === undefined ? [] : [result]))
+    const outcome = begin(fiber, registry(), call, limits, policy, batch, resumed)
+    return Effect.isEffect(outcome) ? Effect.flatMap(outcome, end) : end(outcome)
   })
+
+const start = (
+  registry: Registry,
+  call: ToolCall.ToolCall,
+  limits: CallLimits,
+  policy: Policy | undefined,
+  batch: Batch | undefined,
+  resumed: Resumed | undefined
+): Effect.Effect<ToolResult | undefined, never, any> =>
+  Effect.withFiber((fiber) => toEffect(begin(fiber, registry, call, limits, policy, batch, resumed)))
+
+/** Starts one call on `fiber`: its span, when a tracer observes, then the whole path. */
+const begin = (
+  fiber: Fiber.Fiber<any, any>,
+  registry: Registry,
+  call: ToolCall.ToolCall,
+  limits: CallLimits,
+  policy: Policy | undefined,
+  batch: Batch | undefined,
+  resumed: Resumed | undefined
+): Now<ToolResult | undefined> => {
+  // A stopped batch starts no more calls.
+  if (batch?.stopped !== undefined) return undefined
+  const self = new Call(registry, call, limits, fiber.context, policy, batch, resumed)
+  // Effect's default tracer observes nothing: the span is skipped unless a tracing backend is installed.
+  if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return runCall(self)
+  // The span is made by Effect (parent, sampling, propagation and span annotations as Effect decides) and ended
+  // by `settle` with the result, which saves the extra fiber steps of `Effect.useSpan` on every call. It becomes
+  // the parent of the tool's own spans when the tool runs (see runTool).
+  const name = bounded(self.name)
+  return Effect.flatMap(
+    Effect.makeSpan(`execute_tool ${name}`, {
+      kind: "internal",
+      attributes: {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": name,
+        "gen_ai.tool.call.id": self.id
+      }
+    }),
+    (span) => {
+      self.span = span
+      const outcome = runCall(self)
+      // A call that finished synchronously has already ended its span with its result: nothing is left to
+      // interrupt. Otherwise the caller interrupting `execute` produces no result; the span still ends, as
+      // interrupted.
+      return Effect.isEffect(outcome)
+        ? Effect.onInterrupt(outcome, () => Effect.sync(() => self.endSpan(Exit.interrupt())))
+        : Effect.succeed(outcome)
+    }
+  )
+}
+
+/** The whole path of one call: steps 1 to 5, then a server's `onResult` hooks, then step 6. */
+const runCall = (self: Call): Now<ToolResult | undefined> =>
+  self.server === undefined ? run(self) : thenNow(run(self), (result) => complete(self, self.server!.policy, result))
+
+/**
+ * A step's outcome: the value itself when the step finished synchronously, as the common path does, or the Effect
+ * that gives it. Steps pass plain values along without wrapping them, and only a step that has to wait costs a fiber
+ * step. The values passed (a ToolResult, `undefined`) are never Effects.
+ */
+type Now<A> = A | Effect.Effect<A, never, any>
+
+/** `f` after `now`: at once when `now` is a value. */
+const thenNow = <A, B>(now: Now<A>, f: (a: A) => Now<B>): Now<B> =>
+  Effect.isEffect(now) ? Effect.flatMap(now, (a) => toEffect(f(a))) : f(now)
+
+const toEffect = <A>(now: Now<A>): Effect.Effect<A, never, any> => Effect.isEffect(now) ? now : Effect.succeed(now)
 
 /**
  * One call on its way through the pipeline: what every step needs, in one object, and the one place a result is
@@ -290,14 +419,21 @@ class Call {
   readonly fiberContext: Context.Context<never>
   readonly id: string
   readonly name: string
+  /** What a tool server adds: none for a call of a ToolSet. */
+  readonly server: ServerCall | undefined
   span: Tracer.Span | undefined = undefined
-  /** The raw arguments; once parsed, the parsed value (or the raw text when parsing failed). */
+  /** The raw arguments; once parsed, the parsed value (or the raw text when parsing failed); then what ran. */
   args: unknown
+  /** The plan of the tool, once it was found. */
+  plan: Plan | undefined = undefined
   constructor(
     registry: Registry,
     call: ToolCall.ToolCall,
     limits: CallLimits,
-    fiberContext: Context.Context<never>
+    fiberContext: Context.Context<never>,
+    policy: Policy | undefined,
+    batch: Batch | undefined,
+    resumed: Resumed | undefined
   ) {
     this.registry = registry
     this.limits = limits
@@ -315,7 +451,13 @@ class Call {
     this.id = typeof id === "string" ? id : ""
     this.name = typeof name === "string" ? name : ""
     this.args = args
+    this.server = policy === undefined ? undefined : new ServerCall(policy, batch ?? new Batch(), resumed, args)
   }
+  /** The call, as the hooks see it. */
+  event(): ToolCall.ToolCall {
+    return { id: this.id, name: this.name, arguments: this.server?.rawArgs }
+  }
+  /** Builds the result. Without a policy it is final: it is recorded at once. */
   finish(
     plan: Plan | undefined,
     status: ToolResult["status"],
@@ -331,12 +473,19 @@ class Call {
       output,
       error,
       metadata,
-      durationMs: performance.now() - this.startedAt
+      durationMs: performance.now() - this.startedAt,
+      attempts: this.server?.attempt ?? 1
     })
+    return this.server === undefined ? this.settle(plan, result) : result
+  }
+  /** Records the final result: its metrics, and its span. */
+  settle(plan: Plan | undefined, result: ToolResult): ToolResult {
     ;(plan === undefined ? unknownToolMetrics : plan.metrics).record(result, this.fiberContext)
-    if (this.span !== undefined) {
-      annotateSpan(this.span, result)
-      this.endSpan(error._tag === "Some" ? Exit.fail(error.value) : Exit.succeed(result))
+    const span = this.span
+    if (span !== undefined) {
+      annotateSpan(span, result)
+      if (this.server !== undefined) this.server.annotate(span)
+      this.endSpan(result.error._tag === "Some" ? Exit.fail(result.error.value) : Exit.succeed(result))
     }
     return result
   }
@@ -369,6 +518,52 @@ class Call {
   }
 }
 
+/** What a tool server adds to a call: its policy and batch, and what its hooks, approval and retries did. */
+class ServerCall {
+  readonly policy: Policy
+  readonly batch: Batch
+  readonly resumed: Resumed | undefined
+  /** The arguments as the model sent them, for the hooks' events. */
+  readonly rawArgs: unknown
+  /** Which attempt is running: retries add to it. */
+  attempt = 1
+  /** The call was shed by a full wait queue: it never ran, and is not retried. */
+  shed = false
+  /**
+   * What each hook decided, in order (every attempt's `onCall` hooks, then the `onResult` hooks), kept for the span
+   * of a traced call.
+   */
+  callDecisions: Array<string> | undefined = undefined
+  resultDecisions: Array<string> | undefined = undefined
+  /** How an approval hook decided: approved, denied or deferred. */
+  approval: string | undefined = undefined
+  /** The retry schedule's step function, made on the first retry. */
+  retryStep: ((error: ToolExecutionError.ToolExecutionError) => Effect.Effect<unknown, unknown>) | undefined =
+    undefined
+  constructor(policy: Policy, batch: Batch, resumed: Resumed | undefined, rawArgs: unknown) {
+    this.policy = policy
+    this.batch = batch
+    this.resumed = resumed
+    this.rawArgs = rawArgs
+  }
+  /** Notes an `onCall` hook's decision for the span. */
+  decidedCall(traced: boolean, decision: string): void {
+    if (traced) (this.callDecisions ??= []).push(decision)
+  }
+  /** Notes an `onResult` hook's decision for the span. */
+  decidedResult(traced: boolean, decision: string): void {
+    if (traced) (this.resultDecisions ??= []).push(decision)
+  }
+  /** The decisions of the hooks, the approval and the attempts, on the span. */
+  annotate(span: Tracer.Span): void {
+    span.attribute("tool.attempts", this.attempt)
+    if (this.callDecisions !== undefined) span.attribute("tool.hook.call_decisions", this.callDecisions)
+    if (this.resultDecisions !== undefined) span.attribute("tool.hook.result_decisions", this.resultDecisions)
+    if (this.approval !== undefined) span.attribute("tool.approval", this.approval)
+    if (this.batch.stopped !== undefined) span.attribute("tool.batch_stopped", true)
+  }
+}
+
 const noMetadata: Context.Context<never> = Context.empty()
 
 /**
@@ -384,23 +579,32 @@ export const dispatchAll = (
   registry: Registry,
   calls: Iterable<ToolCall.ToolCall> | null | undefined,
   limits: CallLimits,
-  concurrency: number | "unbounded"
+  concurrency: number | "unbounded",
+  server?: { readonly policy: Policy; readonly batch: Batch }
 ): Effect.Effect<Array<ToolResult>, never, any> =>
   Effect.suspend(() => {
     const read: Array<ToolCall.ToolCall> = []
-    let complete = true
+    let readToEnd = true
     if (calls !== null && calls !== undefined) {
       try {
         for (const call of calls) read.push(call)
       } catch {
-        complete = false
+        readToEnd = false
       }
     }
-    const results = Effect.forEach(read, (call) => dispatch(registry, call, limits), { concurrency })
-    if (complete) return results
+    const results = server === undefined
+      ? Effect.forEach(read, (call) => dispatch(registry, call, limits), { concurrency })
+      : Effect.map(
+        Effect.forEach(read, (call) => start(registry, call, limits, server.policy, server.batch, undefined), {
+          concurrency
+        }),
+        // The calls a stop kept from running have no result.
+        (results) => results.filter((result) => result !== undefined)
+      )
+    if (readToEnd) return results
     return Effect.flatMap(results, (results) =>
       Effect.withFiber((fiber) => {
-        const rest = new Call(registry, unreadableRest, limits, fiber.context)
+        const rest = new Call(registry, unreadableRest, limits, fiber.context, undefined, undefined, undefined)
         results.push(rest.fail(undefined, ToolExecutionError.invalidArgs(unreadableRestMessage)))
         return Effect.succeed(results)
       }))
@@ -419,24 +623,373 @@ export const concurrencyOf = (concurrency: unknown): number | "unbounded" =>
     ? Math.floor(concurrency)
     : 1
 
-/** Steps 1 to 3: look up, parse, decode. */
-const run = (self: Call): Effect.Effect<ToolResult, never, any> => {
+/** Steps 1 and 2: look up, parse; then a server's hooks and retries, or straight on to step 3. */
+const run = (self: Call): Now<ToolResult | undefined> => {
   const plan = self.registry.byName.get(self.name)
+  self.plan = plan
   const parsed = parseArguments(self.args, self.limits.arguments)
   self.args = parsed.value
-  if (plan === undefined) return Effect.succeed(self.fail(undefined, notFound(self.registry, self.name)))
-  if (Result.isFailure(parsed.result)) {
-    const failure = parsed.result.failure
-    const message = failure._tag === "NotAnObject"
+  if (plan === undefined) return self.fail(undefined, notFound(self.registry, self.name))
+  if (Result.isFailure(parsed.result)) return self.fail(plan, unparsed(parsed.result.failure))
+  return self.server === undefined
+    ? decodeAndRun(self, plan, parsed.result.success)
+    : attemptCall(self, self.server.policy, plan, parsed.result.success, undefined)
+}
+
+const unparsed = (failure: { readonly _tag: string; readonly reason?: string }): ToolExecutionError.ToolExecutionError =>
+  ToolExecutionError.invalidArgs(
+    failure._tag === "NotAnObject"
       ? "tool arguments must be a JSON object"
       : `failed to parse tool arguments: ${failure.reason}`
-    return Effect.succeed(self.fail(plan, ToolExecutionError.invalidArgs(message)))
-  }
-  const decoded = plan.decode(parsed.result.success)
+  )
+
+/** Steps 3 to 5: decode, run the tool, convert its output. */
+const decodeAndRun = (self: Call, plan: Plan, args: unknown): Now<ToolResult | undefined> => {
+  const decoded = plan.decode(args)
   // A successful synchronous parse answers with an Exit: no extra step for it.
   return Exit.isExit(decoded)
     ? runTool(self, plan, decoded as Exit.Exit<unknown, SchemaIssue.Issue | ToolExecutionError.ToolExecutionError>)
-    : Effect.flatMap(Effect.exit(decoded), (exit) => runTool(self, plan, exit))
+    : Effect.flatMap(Effect.exit(decoded), (exit) => toEffect(runTool(self, plan, exit)))
+}
+
+/**
+ * One attempt of a server's call: its `onCall` hooks, then steps 3 to 5, then a retry if the error is retryable and
+ * the schedule goes on. `args` are the parsed arguments before any hook; `last` is the previous attempt's result. No
+ * result when the batch was stopped before the tool first ran.
+ */
+const attemptCall = (
+  self: Call,
+  policy: Policy,
+  plan: Plan,
+  args: unknown,
+  last: ToolResult | undefined
+): Now<ToolResult | undefined> => {
+  const resumed = self.server!.resumed
+  if (resumed?._tag === "Deny") {
+    self.server!.approval = "denied"
+    return self.fail(plan, ToolExecutionError.refused(reasonOf(resumed.reason)))
+  }
+  if (policy.onCall.length === 0) return runAttempt(self, policy, plan, args, args, last)
+  const state = new CallState({
+    call: self.event(),
+    tool: ToolDefinition.fromTool(plan.tool),
+    arguments: args,
+    attempt: self.server!.attempt,
+    approved: resumed?._tag === "Approve"
+  })
+  const decided = runHooks(policy.onCall, state, (exit) => decideCall(self, state, exit))
+  return Effect.isEffect(decided)
+    ? Effect.flatMap(decided, () => toEffect(afterCallHooks(self, policy, plan, args, last, state)))
+    : afterCallHooks(self, policy, plan, args, last, state)
+}
+
+/** What the `onCall` hooks decided: run the attempt with their arguments, or end the call as they said. */
+const afterCallHooks = (
+  self: Call,
+  policy: Policy,
+  plan: Plan,
+  args: unknown,
+  last: ToolResult | undefined,
+  state: CallState
+): Now<ToolResult | undefined> => {
+  if (state.failure !== undefined) return self.fail(plan, state.failure)
+  const decision = state.decision
+  if (decision === undefined) return runAttempt(self, policy, plan, args, state.event.arguments, last)
+  self.args = state.event.arguments
+  switch (decision._tag) {
+    case "Skip":
+      return self.finish(plan, "skipped", ToolOutput.text(decision.reason), Option.none(), decision.metadata ?? noMetadata)
+    case "Deny":
+      return self.fail(plan, ToolExecutionError.refused(decision.reason))
+    case "Stop":
+      self.server!.batch.stop(decision.reason)
+      return self.finish(plan, "skipped", ToolOutput.text(decision.reason), Option.none(), noMetadata)
+  }
+}
+
+/** What the `onCall` hooks of one attempt have decided so far. */
+class CallState {
+  /** The event the next hook sees: its arguments are the latest rewrite. */
+  event: ToolHooks.CallEvent
+  /** A decision that ends the chain (skip, deny, stop), once one was made. */
+  decision: ToolHooks.Skip | ToolHooks.Deny | ToolHooks.Stop | undefined = undefined
+  /** The chain failed (a hook failed, or rewrote the arguments into something that is not an object of JSON). */
+  failure: ToolExecutionError.ToolExecutionError | undefined = undefined
+  constructor(event: ToolHooks.CallEvent) {
+    this.event = event
+  }
+}
+
+const decisionName = {
+  Run: "run",
+  Rewrite: "rewrite",
+  Skip: "skip",
+  Deny: "deny",
+  Stop: "stop"
+} as const
+
+/**
+ * Applies what one `onCall` hook answered: its decision, read as data the chain can trust whatever the hook
+ * returned, or its failure. Whether the chain is done.
+ */
+const decideCall = (self: Call, state: CallState, exit: Exit.Exit<unknown, unknown>): boolean => {
+  const server = self.server!
+  const traced = self.span !== undefined
+  if (Exit.isFailure(exit)) {
+    server.decidedCall(traced, "failed")
+    state.failure = hookFailure(exit.cause)
+    return true
+  }
+  const decision = exit.value
+  const tag = tagOf(decision)
+  const known = tag === "Run" || tag === "Rewrite" || tag === "Skip" || tag === "Deny" || tag === "Stop"
+  server.decidedCall(traced, known ? decisionName[tag] : "invalid")
+  const approval = (decision as { readonly approval?: unknown } | undefined)?.approval
+  if (typeof approval === "string") server.approval = approval
+  switch (tag) {
+    case "Run":
+      return false
+    case "Rewrite": {
+      // Checked like the model's own arguments: under the limits, into a frozen copy of JSON.
+      const parsed = parseArguments((decision as ToolHooks.Rewrite).arguments, self.limits.arguments)
+      if (Result.isFailure(parsed.result)) {
+        self.args = parsed.value
+        const failure = parsed.result.failure
+        const why = failure._tag === "NotAnObject" ? "they are not a JSON object" : failure.reason
+        state.failure = ToolExecutionError.invalidArgs(`a hook rewrote the tool arguments into ones that cannot run: ${why}`)
+        return true
+      }
+      state.event = { ...state.event, arguments: parsed.result.success }
+      return false
+    }
+    case "Skip":
+    case "Deny":
+    case "Stop": {
+      const reason = reasonOf((decision as { readonly reason?: unknown }).reason)
+      const metadata = (decision as { readonly metadata?: unknown }).metadata
+      state.decision = tag === "Skip"
+        ? { _tag: "Skip", reason, metadata: Context.isContext(metadata) ? metadata as Context.Context<never> : undefined }
+        : { _tag: tag, reason }
+      return true
+    }
+  }
+  state.failure = notADecision("onCall", decision)
+  return true
+}
+
+/** The tag of a decision, read once and safely: a hook written in JavaScript can return anything. */
+const tagOf = (decision: unknown): unknown => {
+  try {
+    return typeof decision === "object" && decision !== null ? (decision as { readonly _tag?: unknown })._tag : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** A hook's reason, which the model sees: a string, held to the length of a sentence or a page. */
+const reasonOf = (reason: unknown): string => {
+  if (typeof reason === "string") return reason
+  return "the host declined to run this call"
+}
+
+const notADecision = (stage: string, decision: unknown): ToolExecutionError.ToolExecutionError =>
+  ToolExecutionError.makeSafe("other", `an ${stage} hook returned ${describeError(decision)}, not a decision`)
+
+/**
+ * Steps 3 to 5 of one attempt with `args` (what the hooks let run), under the server's limits; then, for a retryable
+ * error, the next attempt from `original` (the arguments before any hook), once the schedule's delay has passed.
+ */
+const runAttempt = (
+  self: Call,
+  policy: Policy,
+  plan: Plan,
+  original: unknown,
+  args: unknown,
+  last: ToolResult | undefined
+): Now<ToolResult | undefined> => {
+  // A stopped batch runs no more tools: a retry keeps the result it has.
+  if (self.server?.batch.stopped !== undefined) return last
+  self.args = args
+  return thenNow(decodeAndRun(self, plan, args), (result): Now<ToolResult | undefined> => {
+    // The batch stopped while this call waited for a permit: its tool did not run.
+    if (result === undefined) return last
+    if (!retries(self, policy, plan, result)) return result
+    const error = (result.error as Option.Some<ToolExecutionError.ToolExecutionError>).value
+    const step = self.server!.retryStep === undefined
+      ? Effect.flatMap(Schedule.toStepWithSleep(policy.retry!), (step) => {
+        self.server!.retryStep = step
+        return step(error)
+      })
+      : self.server!.retryStep(error)
+    return Effect.flatMap(Effect.exit(step), (exit) => {
+      // The schedule is done (or failed): this result is the last.
+      if (Exit.isFailure(exit)) return Effect.succeed(result)
+      self.server!.attempt++
+      return toEffect(attemptCall(self, policy, plan, original, result))
+    })
+  })
+}
+
+/**
+ * Whether a result is retried: a server with a schedule, an error the tool (or its kind) marks retryable, a call
+ * that ran (not one shed by a full queue), and a tool that is not destructive unless it is also idempotent.
+ */
+const retries = (self: Call, policy: Policy, plan: Plan, result: ToolResult): boolean => {
+  if (policy.retry === undefined || self.server!.shed || result.status !== "error") return false
+  if (result.error._tag !== "Some" || result.error.value.retryable !== true) return false
+  const annotations = plan.tool.annotations
+  return annotations.destructive !== true || annotations.idempotent === true
+}
+
+/** A server's `onResult` hooks, then step 6: the result is recorded. */
+const complete = (
+  self: Call,
+  policy: Policy,
+  result: ToolResult | undefined
+): Now<ToolResult | undefined> => {
+  if (result === undefined) {
+    // The batch stopped before this call's tool ran: there is nothing to record but the span's end.
+    if (self.span !== undefined) {
+      self.server!.annotate(self.span)
+      self.endSpan(Exit.succeed(undefined))
+    }
+    return undefined
+  }
+  if (policy.onResult.length === 0) return self.settle(self.plan, result)
+  const state = new ResultState(self.event(), result)
+  const reviewed = runHooks(policy.onResult, state, (exit) => decideResult(self, state, exit))
+  return Effect.isEffect(reviewed)
+    ? Effect.map(reviewed, () => self.settle(self.plan, state.result))
+    : self.settle(self.plan, state.result)
+}
+
+/** The result as the `onResult` hooks have left it so far, and the event the next one sees. */
+class ResultState {
+  readonly call: ToolCall.ToolCall
+  result: ToolResult
+  event: ToolHooks.ResultEvent
+  constructor(call: ToolCall.ToolCall, result: ToolResult) {
+    this.call = call
+    this.result = result
+    this.event = { call, result }
+  }
+  set(result: ToolResult): void {
+    if (result === this.result) return
+    this.result = result
+    this.event = { call: this.call, result }
+  }
+}
+
+/**
+ * Applies what one `onResult` hook answered. Every hook runs, a `stop` included: each sees the result. A failed hook
+ * fails the result with kind `other`. The chain is never done early.
+ */
+const decideResult = (self: Call, state: ResultState, exit: Exit.Exit<unknown, unknown>): boolean => {
+  const server = self.server!
+  const traced = self.span !== undefined
+  const result = state.result
+  if (Exit.isFailure(exit)) {
+    server.decidedResult(traced, "failed")
+    state.set(replaced(result, hookFailure(exit.cause)))
+    return false
+  }
+  const decision = exit.value
+  const tag = tagOf(decision)
+  switch (tag) {
+    case "Keep":
+      server.decidedResult(traced, "keep")
+      return false
+    case "Stop":
+      server.decidedResult(traced, "stop")
+      server.batch.stop(reasonOf((decision as { readonly reason?: unknown }).reason))
+      return false
+    case "RewriteOutput": {
+      server.decidedResult(traced, "rewrite_output")
+      // Checked as a tool's output is: read once, under the call's limits, into a frozen copy.
+      const given = (decision as ToolHooks.RewriteOutput).output
+      const output = ToolOutput.fromReturn(given, undefined, self.limits.output)
+      state.set(
+        Result.isSuccess(output) && ToolOutput.isToolOutput(given)
+          ? new ToolResult({ ...fieldsOf(result), output: output.success })
+          : replaced(
+            result,
+            ToolExecutionError.makeSafe("other", "an onResult hook rewrote the output into something that is not a ToolOutput")
+          )
+      )
+      return false
+    }
+  }
+  server.decidedResult(traced, "invalid")
+  state.set(replaced(result, notADecision("onResult", decision)))
+  return false
+}
+
+/** The result, now failed with `error` (a hook failed on it): what the model sees is the error's. */
+const replaced = (result: ToolResult, error: ToolExecutionError.ToolExecutionError): ToolResult =>
+  new ToolResult({ ...fieldsOf(result), status: "error", output: error.modelOutput, error: Option.some(error) })
+
+const fieldsOf = (result: ToolResult): ToolResultFields => ({
+  callId: result.callId,
+  name: result.name,
+  arguments: result.arguments,
+  status: result.status,
+  output: result.output,
+  error: result.error,
+  metadata: result.metadata,
+  durationMs: result.durationMs,
+  attempts: result.attempts
+})
+
+/**
+ * Runs hooks in order on one chain's state until `apply` (which records what a hook answered) says the chain is done.
+ * A hook that throws, returns something that is not an Effect, fails or dies answers with that failure; so does one
+ * whose decision cannot be read. Hooks that answer with an Exit (`Effect.succeed`) cost no fiber step: when all of
+ * them do, the chain ends here and nothing is returned; otherwise the Effect that ends it.
+ */
+const runHooks = <S extends { readonly event: unknown }>(
+  hooks: ReadonlyArray<(event: any) => Effect.Effect<unknown, unknown, any>>,
+  state: S,
+  apply: (exit: Exit.Exit<unknown, unknown>) => boolean,
+  from = 0
+): Effect.Effect<void, never, any> | undefined => {
+  for (let index = from; index < hooks.length; index++) {
+    let effect: unknown
+    try {
+      effect = hooks[index]!(state.event)
+    } catch (thrown) {
+      effect = Exit.die(thrown)
+    }
+    if (!Effect.isEffect(effect)) effect = Exit.die(new TypeError(`a hook returned ${describeError(effect)}, not an Effect`))
+    if (Exit.isExit(effect)) {
+      if (applySafely(apply, effect)) return undefined
+      continue
+    }
+    return Effect.flatMap(Effect.exit(effect as Effect.Effect<unknown, unknown, any>), (exit) => {
+      if (applySafely(apply, exit)) return Effect.void
+      return runHooks(hooks, state, apply, index + 1) ?? Effect.void
+    })
+  }
+  return undefined
+}
+
+/** `apply`, with a decision whose fields throw when read (a proxy, a getter) taken as the hook's failure. */
+const applySafely = (apply: (exit: Exit.Exit<unknown, unknown>) => boolean, exit: Exit.Exit<unknown, unknown>) => {
+  try {
+    return apply(exit)
+  } catch (thrown) {
+    return apply(Exit.die(thrown))
+  }
+}
+
+/** A hook failed or died: kind `other`, the cause kept for operators. */
+const hookFailure = (cause: Cause.Cause<unknown>): ToolExecutionError.ToolExecutionError => {
+  const failure = Cause.findErrorOption(cause)
+  const reason = Option.isSome(failure)
+    ? describeError(failure.value)
+    : Result.isSuccess(Cause.findDefect(cause))
+    ? describeError(Cause.squash(cause))
+    : "an interruption"
+  return ToolExecutionError.makeSafe("other", `a hook failed with ${reason}`, Cause.squash(cause))
 }
 
 const notFound = (registry: Registry, name: string): ToolExecutionError.ToolExecutionError =>
@@ -479,7 +1032,7 @@ const runTool = (
   self: Call,
   plan: Plan,
   decoded: Exit.Exit<unknown, SchemaIssue.Issue | ToolExecutionError.ToolExecutionError>
-): Effect.Effect<ToolResult, never, any> => {
+): Now<ToolResult | undefined> => {
   if (Exit.isFailure(decoded)) {
     const issue = Cause.findErrorOption(decoded.cause)
     const error = Option.isSome(issue)
@@ -491,38 +1044,28 @@ const runTool = (
         "decoding the tool arguments failed unexpectedly",
         Cause.squash(decoded.cause)
       )
-    return Effect.succeed(self.fail(plan, error))
+    return self.fail(plan, error)
   }
-  let program: Effect.Effect<unknown, unknown, any>
-  let returned: "effect" | "success" | "failure" | "other"
-  let settled: unknown
-  try {
-    program = plan.tool.call(decoded.value as never)
-    // Telling what came back reads it (`in` checks, an Exit's fields): a proxy's traps may throw there too.
-    if (!Effect.isEffect(program)) returned = "other"
-    else if (!Exit.isExit(program)) returned = "effect"
-    else if (Exit.isSuccess(program)) {
-      returned = "success"
-      settled = program.value
-    } else {
-      returned = "failure"
-      settled = program.cause
+  const toolLimiter = plan.limiter
+  const serverLimiter = self.server?.policy.limiter
+  // Under limits on calls in flight, a call holds a permit of each while its tool runs. When both are free, the
+  // tool is called at once with them held: a tool that answers with an Exit has finished by the time they are given
+  // back, and the program of any other runs under them, taken again, without ever being shed (its call has begun).
+  // Otherwise the call waits for them, and the tool is called only once it holds them.
+  let queue = self.server?.policy.queue
+  let called: Effect.Effect<unknown, unknown, any> | ToolResult
+  if (toolLimiter === undefined && serverLimiter === undefined) called = eagerCall(self, plan, decoded.value)
+  else if (acquire(toolLimiter, serverLimiter)) {
+    try {
+      called = eagerCall(self, plan, decoded.value)
+    } finally {
+      toolLimiter?.release()
+      serverLimiter?.release()
     }
-  } catch (defect) {
-    // A `call` that throws before it returns an Effect is a defect like any other.
-    return Effect.succeed(self.fail(plan, defectError(defect)))
-  }
-  // A tool that answered with an Exit (`Effect.succeed`, `Effect.fail`) has already finished: nothing runs, so there
-  // is no context to provide, no timeout to arm and no metadata to keep.
-  switch (returned) {
-    case "success":
-      return Effect.succeed(succeeded(self, plan, settled, undefined))
-    case "failure":
-      return Effect.succeed(failed(self, plan, settled as Cause.Cause<unknown>, undefined))
-    case "other":
-      // A runtime-built or JavaScript tool can return anything, a Promise say: that is a defect, not a dead dispatch.
-      return Effect.succeed(self.fail(plan, defectError(new TypeError("the tool's call did not return an Effect"))))
-  }
+    queue = undefined
+  } else called = deferredCall(self, plan, decoded.value)
+  if (called instanceof ToolResult) return called
+  let program = called
   const context = new CallContext(self.id, plan.tool.name)
   // One context change per call: the ToolContext, and the call's span as the parent of the tool's own spans.
   const span = self.span
@@ -533,18 +1076,85 @@ const runTool = (
       : (outer: Context.Context<never>) =>
         Context.add(Context.add(outer, ToolContext, context), Tracer.ParentSpan, span) as Context.Context<any>
   )
-  if (plan.timeoutMs !== undefined) {
-    const timeoutMs = plan.timeoutMs
+  // The tool's own timeout wins over a server's default.
+  const timeoutMs = plan.timeoutMs ?? self.server?.policy.timeoutMs
+  if (timeoutMs !== undefined) {
     program = Effect.flatMap(
       Effect.timeoutOption(program, timeoutMs),
       (option) => Option.isSome(option) ? Effect.succeed(option.value) : Effect.fail(new TimedOut({ timeoutMs }))
     )
   }
+  // Limits on calls in flight hold around the run, so that time spent waiting for a permit is not the tool's time.
+  // The server's permit is taken inside the tool's own: a call waiting for its tool holds no server-wide slot.
+  if (serverLimiter !== undefined) program = serverLimiter.run(program, queue)
+  if (toolLimiter !== undefined) program = toolLimiter.run(program, queue)
   return Effect.matchCause(program, {
-    onFailure: (cause) => failed(self, plan, cause, context),
+    onFailure: (cause) => notStarted(cause) ? undefined : failed(self, plan, cause, context),
     onSuccess: (value) => succeeded(self, plan, value, context)
   })
 }
+
+/** Takes a permit of each limiter there is, at once, or none. */
+const acquire = (tool: Limiter | undefined, server: Limiter | undefined): boolean => {
+  if (tool !== undefined && !tool.tryAcquire()) return false
+  if (server !== undefined && !server.tryAcquire()) {
+    tool?.release()
+    return false
+  }
+  return true
+}
+
+/**
+ * Calls the tool at once. A tool that answered with an Exit (`Effect.succeed`, `Effect.fail`) has already finished:
+ * its result is built here, as nothing is left to run, so there is no context to provide, no timeout to arm and no
+ * metadata to keep. Otherwise, the program to run.
+ */
+const eagerCall = (self: Call, plan: Plan, args: unknown): Effect.Effect<unknown, unknown, any> | ToolResult => {
+  let program: unknown
+  let finished: "success" | "failure" | undefined
+  let settled: unknown
+  try {
+    program = plan.tool.call(args as never)
+    // Telling what came back reads it (`in` checks, an Exit's fields): a proxy's traps may throw there too.
+    if (!Effect.isEffect(program)) {
+      // A runtime-built or JavaScript tool can return anything, a Promise say: that is a defect, not a dead dispatch.
+      return self.fail(plan, defectError(notAnEffect()))
+    }
+    if (Exit.isExit(program)) {
+      finished = Exit.isSuccess(program) ? "success" : "failure"
+      settled = Exit.isSuccess(program) ? program.value : program.cause
+    }
+  } catch (defect) {
+    // A `call` that throws before it returns an Effect is a defect like any other.
+    return self.fail(plan, defectError(defect))
+  }
+  if (finished === undefined) return program as Effect.Effect<unknown, unknown, any>
+  return finished === "success"
+    ? succeeded(self, plan, settled, undefined)
+    : failed(self, plan, settled as Cause.Cause<unknown>, undefined)
+}
+
+/**
+ * Calls the tool only when its program runs: under a limit on calls in flight, whatever `call` does before it
+ * returns its Effect (start a request, say) waits for a permit like the rest, runs under the timeout, and never runs
+ * for a call that is shed, nor for one whose batch a hook stopped while it waited.
+ */
+const deferredCall = (self: Call, plan: Plan, args: unknown): Effect.Effect<unknown, unknown, any> =>
+  Effect.suspend(() => {
+    if (self.server?.batch.stopped !== undefined) return Effect.fail(NotStarted)
+    const program: unknown = plan.tool.call(args as never)
+    return Effect.isEffect(program) ? program as Effect.Effect<unknown, unknown, any> : Effect.die(notAnEffect())
+  })
+
+/** The batch stopped before the tool got its permit: the call has no result. Never escapes dispatch. */
+const NotStarted: unique symbol = Symbol("NotStarted")
+
+const notStarted = (cause: Cause.Cause<unknown>): boolean => {
+  const failure = Cause.findErrorOption(cause)
+  return Option.isSome(failure) && failure.value === NotStarted
+}
+
+const notAnEffect = (): TypeError => new TypeError("the tool's call did not return an Effect")
 
 /** Step 5 and 6 for a tool that succeeded: convert its output, keep its metadata. */
 const succeeded = (self: Call, plan: Plan, value: unknown, context: CallContext | undefined): ToolResult => {
@@ -573,7 +1183,9 @@ const failed = (self: Call, plan: Plan, cause: Cause.Cause<unknown>, context: Ca
     // A call that completed with a typed failure keeps its metadata; one that did not complete (a dispatch timeout,
     // an interruption, a defect) keeps none.
     const failure = Cause.findErrorOption(cause)
-    const completed = Option.isSome(failure) && !(failure.value instanceof TimedOut)
+    const shed = Option.isSome(failure) && failure.value instanceof Shed
+    if (shed && self.server !== undefined) self.server.shed = true
+    const completed = Option.isSome(failure) && !(failure.value instanceof TimedOut) && !shed
     const metadata = context?.seal(completed) ?? noMetadata
     return self.failWith(plan, error, metadata)
   })
@@ -613,6 +1225,11 @@ const fromCause = (plan: Plan, cause: Cause.Cause<unknown>): ToolExecutionError.
     const error = failure.value
     if (error instanceof TimedOut) {
       return ToolExecutionError.makeSafe("timeout", `tool \`${plan.tool.name}\` timed out after ${error.timeoutMs} ms`)
+    }
+    if (error instanceof Shed) {
+      return ToolExecutionError.rateLimited(
+        `the tool server is at capacity: ${error.queued} calls are already waiting; try again later`
+      )
     }
     if (error instanceof MissingToolContext) return ToolExecutionError.other(error.message)
     // Already folded by the tool author: it passes through, whatever the tool's mapError does with other errors, made

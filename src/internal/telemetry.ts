@@ -72,5 +72,6 @@ export class ToolMetrics {
 /** Sets the attributes of a finished call on its span. */
 export const annotateSpan = (span: Tracer.Span, result: ToolResult): void => {
   span.attribute("tool.status", result.status)
+  span.attribute("gen_ai.tool.call.outcome", result.status)
   if (result.error._tag === "Some") span.attribute("error.type", result.error.value.kind)
 }
