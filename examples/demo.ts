@@ -2,7 +2,9 @@
  * What `npm start` runs: a batch of tool calls as a model might send them — good ones, malformed JSON, wrong types,
  * an unknown tool, a typed tool failure, a refusal, a missing key — dispatched in one `executeAll`, and one table of
  * what came back: the status, the error kind, what the model sees, and the host-only metadata it never sees. Then,
- * for a few of the same results, what each provider adapter would put in the next request.
+ * for a few of the same results, what each provider adapter would put in the next request. Last, the same tools behind
+ * a `ToolServer` with hooks (`server.ts`): a denied call, a skipped one, an approval deferred and resumed, and a
+ * retried flaky call.
  */
 import { Console, Effect, Option } from "effect"
 import {
@@ -15,6 +17,7 @@ import {
   ToolResult,
   ToolSet
 } from "../src/index.ts"
+import { serverDemo } from "./server.ts"
 import { AuditRecord, CurrentUser, tools, WeatherSource } from "./tools.ts"
 
 const calls: ReadonlyArray<ToolCall.ToolCall> = [
@@ -139,4 +142,4 @@ const program = Effect.gen(function*() {
   yield* Console.log(providers(shown))
 })
 
-Effect.runPromise(program.pipe(Effect.provideService(CurrentUser, user)))
+Effect.runPromise(program.pipe(Effect.andThen(serverDemo), Effect.provideService(CurrentUser, user)))
