@@ -12,6 +12,7 @@ import * as parameterText from "../dist/internal/parameterText.js"
 import { Tool, ToolEmbedding, ToolIndex } from "effect-llm-tools"
 import { evaluateRetrieval, retrievalTable } from "./retrieval/eval.js"
 import { measureSelection, selectionTable } from "./selection.js"
+import { measureServer, serverConcurrencyTable, serverPerCallTable, serverTargets } from "./server.js"
 import {
   bytesPerCall, calibrate, fmtBytes, fmtMiB, fmtNs, fmtX, interleave, median, ratioStats, table, warmup
 } from "./measure.js"
@@ -193,6 +194,12 @@ const concTable = table(
 )
 
 // ---------------------------------------------------------------------------------------------------------------
+// 3a. ToolServer: what a server's policy adds per call (its own interleaved rounds, with ToolSet.execute on the same
+// tool as the reference of each round), and 10,000 concurrent calls through it, each sample in a fresh process
+
+const server = await measureServer(config, log)
+
+// ---------------------------------------------------------------------------------------------------------------
 // 3b. tool selection: ToolIndex build and select times, and retrieval quality on real MCP tool definitions
 
 log(`[bench] tool selection: speed over 100, 1,000 and 10,000 tools; retrieval evaluation`)
@@ -246,6 +253,7 @@ const target = (what, measured, pass) => targets.push([pass ? "PASS" : "FAIL", w
     `${fmtMiB(concOurs.peak)} vs ${fmtMiB(concBase.peak)} (${fmtX(concOurs.peak / concBase.peak)})`,
     concOurs.peak <= 1.1 * concBase.peak
   )
+  for (const [what, measured, pass] of serverTargets(server)) target(what, measured, pass)
   target("ToolIndex.select over 10,000 tools ≤ 5 ms median", `${selection10k.selectMedianMs.toFixed(3)} ms`, selection10k.selectMedianMs <= 5)
   target("ToolIndex.make over 10,000 tools ≤ 1.5 s", `${selection10k.buildMs.toFixed(0)} ms`, selection10k.buildMs <= 1500)
   {
@@ -327,6 +335,23 @@ first; the wall-time ratio is taken per pair.
 ${concTable}
 
 Wall-time ratio, ours ÷ bare Effect (median of pairs): ${fmtX(concWallRatio)}
+
+## ToolServer: hooks and limits on the same calls
+
+Per call (\`bench/server.js\`): the typed \`add\` tool and the 64 argument texts of the per-call table, behind a
+\`ToolServer\` built once (the rows measure \`execute\`, not the layer), one \`runSync\` per call, in ${config.rounds}
+interleaved rounds of their own with \`ToolSet.execute\` on the same tool; each ratio is taken per round, then the
+median. A tool that answers with \`Effect.succeed\` has finished before dispatch sees it and takes no permit, so the
+last two rows repeat the pair with the tool answering with \`Effect.sync\`, where the server's limit is taken and given
+back on every call.
+
+${serverPerCallTable(server)}
+
+Concurrency: the tool of the concurrency section (a real 0 ms timer), 10,000 calls with unbounded concurrency, each
+sample in a fresh Node process after a 200-call warm-up; ${config.concurrencyReps} samples each, the order rotated every
+repetition, the wall-time ratio taken per repetition.
+
+${serverConcurrencyTable(server)}
 
 ## Tool selection: ToolIndex over 100, 1,000 and 10,000 tools
 
