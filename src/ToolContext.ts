@@ -6,6 +6,8 @@
  * - Result metadata: {@link insertResult} stores a host-only value, typed by its key, that the host reads from
  *   `ToolResult.metadata`. It is never sent to the model and never logged.
  * - Call facts: {@link callId} and {@link toolName}.
+ * - Progress: {@link progress} tells whoever serves the call how far it got (an MCP client, say); outside such a
+ *   transport it does nothing.
  *
  * @since 0.1.0
  */
@@ -88,3 +90,49 @@ export const get = <I, S>(key: Context.Key<I, S>): Effect.Effect<Option.Option<S
 export const require = <I, S>(key: Context.Key<I, S>): Effect.Effect<S, MissingToolContext> =>
   Effect.flatMap(get(key), (option) =>
     Option.isSome(option) ? Effect.succeed(option.value) : Effect.fail(new MissingToolContext({ key: key.key })))
+
+/**
+ * One progress update of a long call: how far it got, out of `total` when that is known, and what it is doing.
+ *
+ * @category models
+ */
+export interface Progress {
+  readonly progress: number
+  readonly total?: number | undefined
+  readonly message?: string | undefined
+}
+
+/**
+ * Where a call's progress updates go. A transport that can carry them (the MCP server, for a request that asked for
+ * progress) provides one for each call; by default updates go nowhere. A reporter never fails a call: one that
+ * cannot deliver an update drops it.
+ *
+ * @category services
+ */
+export const ProgressReporter: Context.Reference<(update: Progress) => Effect.Effect<void>> = Context.Reference<
+  (update: Progress) => Effect.Effect<void>
+>("effect-llm-tools/ToolContext/ProgressReporter", { defaultValue: () => () => Effect.void })
+
+/**
+ * Reports how far the call got, to whoever serves it: over MCP, a `notifications/progress` when the request carried a
+ * `progressToken`. Anywhere else it does nothing, so a tool can report progress wherever it runs. A `progress` or
+ * `total` that is not a finite number is not sent; a transport may drop updates its protocol does not allow (MCP's
+ * progress only grows).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ToolContext } from "effect-llm-tools"
+ *
+ * const copyAll = (files: ReadonlyArray<string>) =>
+ *   Effect.forEach(files, (file, i) => ToolContext.progress(i + 1, files.length, `copied ${file}`))
+ * ```
+ *
+ * @category combinators
+ */
+export const progress = (progress: number, total?: number, message?: string): Effect.Effect<void> =>
+  Effect.contextWith((context: Context.Context<never>) =>
+    Number.isFinite(progress) && (total === undefined || Number.isFinite(total))
+      ? Context.get(context, ProgressReporter)({ progress, total, message })
+      : Effect.void
+  )

@@ -105,6 +105,56 @@ describe("ToolContext", () => {
       }))
   })
 
+  describe("progress", () => {
+    /** A tool that reports the given updates, then answers "done". */
+    const reporting = (updates: ReadonlyArray<readonly [number, (number | undefined)?, (string | undefined)?]>) =>
+      ToolSet.make(Tool.make("report", {
+        description: "Report progress",
+        parameters: Schema.Struct({}),
+        call: () =>
+          Effect.as(
+            Effect.forEach(updates, ([progress, total, message]) => ToolContext.progress(progress, total, message)),
+            "done"
+          )
+      }))
+
+    /** Runs `effect` with a reporter that keeps every update it gets. */
+    const recording = <A, E, R>(effect: Effect.Effect<A, E, R>) => {
+      const updates: Array<ToolContext.Progress> = []
+      return Effect.map(
+        Effect.provideService(effect, ToolContext.ProgressReporter, (update) => Effect.sync(() => updates.push(update))),
+        (value) => ({ value, updates })
+      )
+    }
+
+    it.effect("does nothing where nobody serves progress: the call goes on as usual", () =>
+      Effect.gen(function*() {
+        const result = yield* ToolSet.execute(reporting([[1, 2, "half"], [2, 2]]), call("report"))
+        assert.deepStrictEqual([result.status, result.output], ["success", ToolOutput.text("done")])
+      }))
+
+    it.effect("reaches the reporter of the caller, in order, with the total and message as given", () =>
+      Effect.gen(function*() {
+        const { updates, value } = yield* recording(
+          ToolSet.execute(reporting([[1, 3, "read"], [2, undefined, "parsed"], [3, 3]]), call("report"))
+        )
+        assert.strictEqual(value.status, "success")
+        assert.deepStrictEqual(updates, [
+          { progress: 1, total: 3, message: "read" },
+          { progress: 2, total: undefined, message: "parsed" },
+          { progress: 3, total: 3, message: undefined }
+        ])
+      }))
+
+    it.effect("a progress or total that is not a finite number is not sent", () =>
+      Effect.gen(function*() {
+        const { updates } = yield* recording(
+          ToolSet.execute(reporting([[NaN], [1, Infinity], [-Infinity, 2], [2, 4]]), call("report"))
+        )
+        assert.deepStrictEqual(updates, [{ progress: 2, total: 4, message: undefined }])
+      }))
+  })
+
   describe("insertResult", () => {
     it.effect("inserting the same key twice keeps the last value", () =>
       Effect.gen(function*() {
