@@ -6,10 +6,11 @@
  *
  * @since 0.1.0
  */
-import { type Array as Arr, Option, Predicate, Result, type Schema } from "effect"
+import { type Array as Arr, Option, Predicate, Result, type Schema, type Types } from "effect"
 import { urlContent } from "./internal/dataUrl.ts"
 import {
   copyJson,
+  type CopyFailure,
   defaultOutputLimits,
   describeOutputFailure,
   type JsonLimits,
@@ -189,9 +190,12 @@ const renderBlock = (block: unknown): string => {
  * Converts what a tool's `call` returned into its output, in this order:
  *
  * 1. a `ToolOutput`, a content block, or a non-empty array of blocks (detected by class, never by shape) becomes
- *    content, each block checked: a Json block's value is copied like a JSON value (step 4), every other field must
- *    have its declared type (a string where a string is due, an image `detail` of `auto`, `low` or `high`), and the
- *    output must not be empty;
+ *    content, each block checked: a Json block's value, and any block's `meta` and `resourceMeta` (which must be
+ *    objects), are copied like a JSON value (step 4), every other field must have its declared type (a string where
+ *    a string is due, an image `detail` of `auto`, `low` or `high`, annotations as `ToolResultContent.Annotations`
+ *    describes them, a link's `size` an integer, its `icons` icons), and the output must not be empty. Of the
+ *    fields that keep what MCP content says (annotations, `meta`, `uri`, `resourceMeta`, a Text's `mediaType`, a
+ *    link's `title`, `size` and `icons`), and of annotations and icons, those that are `undefined` are left out;
  * 2. a string becomes one Text block (a JSON-shaped string stays text);
  * 3. anything else is encoded by `encode` (the JSON codec of the tool's `success` Schema), when there is one;
  * 4. the value (or what `encode` made of it) is read once into one Json block holding a plain, deeply frozen JSON
@@ -294,7 +298,9 @@ const checkBlocks = (blocks: ReadonlyArray<unknown>, limits: JsonLimits): Result
   for (let i = 0; i < blocks.length; i++) {
     const block = checkBlock(blocks[i], limits)
     if (typeof block === "string") return Result.fail(`content[${i}]: ${block}`)
-    hasJson ||= block._tag === "Json"
+    // A `meta` or `resourceMeta` is JSON held to the limits too: under smaller ones it must be checked again.
+    hasJson ||= block._tag === "Json" || block.meta !== undefined ||
+      (block as { readonly resourceMeta?: unknown }).resourceMeta !== undefined
     fresh.push(Object.freeze(block))
   }
   return Result.succeed(checkedOutput(fresh, hasJson ? limits : noJson))
@@ -318,64 +324,287 @@ const checkSource = (source: unknown): ToolResultContent.Source | undefined => {
   return undefined
 }
 
+/** The fields a block's constructor takes, to be filled in one by one. */
+type FieldsOf<B extends new(fields: any) => unknown> = Types.Mutable<ConstructorParameters<B>[0]>
+
+/** Why a `meta` or `resourceMeta` could not be copied, in the words `describeOutputFailure` uses for a whole output. */
+const describeMetaFailure = (failure: CopyFailure, limits: JsonLimits): string => {
+  switch (failure._tag) {
+    case "NotJson":
+      // A class instance (a Date, a Map) at the top is not a JSON object, whatever its fields.
+      return failure.path === "$" ? " is not a JSON object" : `: ${failure.path} is ${failure.what}, not JSON`
+    case "TooDeep":
+      return failure.cycle !== undefined
+        ? `: ${failure.cycle} is a cycle, not JSON`
+        : ` is nested deeper than ${limits.maxDepth} levels`
+    case "TooLarge":
+      return failure.cycle !== undefined
+        ? `: ${failure.cycle} is a cycle, not JSON`
+        : ` is larger than ${limits.maxBytes} bytes of JSON text`
+    case "Unreadable":
+      return " could not be read"
+  }
+}
+
+/**
+ * A frozen plain JSON copy of a `meta` or `resourceMeta`, within the output limits, or why not: the rest of the
+ * sentence after the field's name.
+ */
+const checkMeta = (meta: unknown, limits: JsonLimits): ToolResultContent.Meta | string => {
+  if (typeof meta !== "object" || meta === null || Array.isArray(meta)) return " is not a JSON object"
+  const copied = copyJson(meta, limits)
+  return Result.isSuccess(copied)
+    ? copied.success as ToolResultContent.Meta
+    : describeMetaFailure(copied.failure, limits)
+}
+
+/**
+ * A fresh, frozen copy of a block's annotations, or why they are not valid: the rest of the sentence. Only the fields
+ * the block Schemas know are kept, as decoding keeps them.
+ */
+const checkAnnotations = (annotations: unknown): ToolResultContent.Annotations | string => {
+  if (typeof annotations !== "object" || annotations === null || Array.isArray(annotations)) {
+    return " are not an object"
+  }
+  const { audience, priority, lastModified } = annotations as Record<string, unknown>
+  const checked: Types.Mutable<ToolResultContent.Annotations> = {}
+  if (audience !== undefined) {
+    if (!Array.isArray(audience)) return ".audience is not an array of user and assistant"
+    const length = audience.length
+    const copy: Array<"user" | "assistant"> = []
+    for (let i = 0; i < length; i++) {
+      const who: unknown = audience[i]
+      if (who !== "user" && who !== "assistant") return ".audience is not an array of user and assistant"
+      copy.push(who)
+    }
+    checked.audience = Object.freeze(copy)
+  }
+  if (priority !== undefined) {
+    // `!(… >= 0)` is also true for NaN.
+    if (typeof priority !== "number" || !(priority >= 0 && priority <= 1)) {
+      return ".priority is not a number from 0 to 1"
+    }
+    checked.priority = priority
+  }
+  if (lastModified !== undefined) {
+    if (typeof lastModified !== "string") return ".lastModified is not a string"
+    checked.lastModified = lastModified
+  }
+  return Object.freeze(checked)
+}
+
+/**
+ * A fresh, frozen copy of a resource link's icons, or why they are not valid: the rest of the sentence. Only the
+ * fields the block Schemas know are kept, as decoding keeps them.
+ */
+const checkIcons = (icons: unknown): ReadonlyArray<ToolResultContent.Icon> | string => {
+  if (!Array.isArray(icons)) return " are not an array"
+  const length = icons.length
+  const copy: Array<ToolResultContent.Icon> = []
+  for (let i = 0; i < length; i++) {
+    const icon: unknown = icons[i]
+    if (typeof icon !== "object" || icon === null || Array.isArray(icon)) return `[${i}] is not an object`
+    const { src, mimeType, sizes, theme } = icon as Record<string, unknown>
+    if (typeof src !== "string") return `[${i}].src is not a string`
+    const checked: Types.Mutable<ToolResultContent.Icon> = { src }
+    if (mimeType !== undefined) {
+      if (typeof mimeType !== "string") return `[${i}].mimeType is not a string`
+      checked.mimeType = mimeType
+    }
+    if (sizes !== undefined) {
+      if (!Array.isArray(sizes)) return `[${i}].sizes is not an array of strings`
+      const sizesLength = sizes.length
+      const sizesCopy: Array<string> = []
+      for (let j = 0; j < sizesLength; j++) {
+        const size: unknown = sizes[j]
+        if (typeof size !== "string") return `[${i}].sizes is not an array of strings`
+        sizesCopy.push(size)
+      }
+      checked.sizes = Object.freeze(sizesCopy)
+    }
+    if (theme !== undefined) {
+      if (theme !== "light" && theme !== "dark") return `[${i}].theme is not light or dark`
+      checked.theme = theme
+    }
+    copy.push(Object.freeze(checked))
+  }
+  return Object.freeze(copy)
+}
+
+/** Adds a block's checked `annotations` and `meta` to its fields, or says why they are not valid. */
+const addCommon = (
+  fields: { annotations?: ToolResultContent.Annotations | undefined; meta?: ToolResultContent.Meta | undefined },
+  owner: string,
+  annotations: unknown,
+  meta: unknown,
+  limits: JsonLimits
+): string | undefined => {
+  if (annotations !== undefined) {
+    const checked = checkAnnotations(annotations)
+    if (typeof checked === "string") return `${owner}'s annotations${checked}`
+    fields.annotations = checked
+  }
+  if (meta !== undefined) {
+    const checked = checkMeta(meta, limits)
+    if (typeof checked === "string") return `${owner}'s meta${checked}`
+    fields.meta = checked
+  }
+  return undefined
+}
+
+/** Adds the checked `uri` and `resourceMeta` of a block that stands for a resource's contents to its fields. */
+const addFromResource = (
+  fields: { uri?: string | undefined; resourceMeta?: ToolResultContent.Meta | undefined },
+  owner: string,
+  uri: unknown,
+  resourceMeta: unknown,
+  limits: JsonLimits
+): string | undefined => {
+  if (uri !== undefined) {
+    if (typeof uri !== "string") return `${owner}'s uri is not a string`
+    fields.uri = uri
+  }
+  if (resourceMeta !== undefined) {
+    const checked = checkMeta(resourceMeta, limits)
+    if (typeof checked === "string") return `${owner}'s resourceMeta${checked}`
+    fields.resourceMeta = checked
+  }
+  return undefined
+}
+
 /**
  * A fresh block with the checked fields of `block`, or why it is not a valid block. Each field is read once, and the
  * block's kind is its class: a `_tag` field cannot change it.
+ *
+ * Most blocks carry none of the fields that keep what MCP content says (annotations, `meta`, a resource's `uri` and
+ * `resourceMeta`, a link's `title`, `size` and `icons`): those take the first return of each kind, which costs them
+ * only the reads that find the fields `undefined`.
  */
 const checkBlock = (block: unknown, limits: JsonLimits): ToolResultContent.ToolResultContent | string => {
   if (block instanceof ToolResultContent.Text) {
     const text: unknown = block.text
-    return typeof text === "string" ? new ToolResultContent.Text({ text }) : "a Text block's text is not a string"
+    const mediaType: unknown = block.mediaType
+    const uri: unknown = block.uri
+    const resourceMeta: unknown = block.resourceMeta
+    const annotations: unknown = block.annotations
+    const meta: unknown = block.meta
+    if (typeof text !== "string") return "a Text block's text is not a string"
+    if (
+      mediaType === undefined && uri === undefined && resourceMeta === undefined && annotations === undefined &&
+      meta === undefined
+    ) return new ToolResultContent.Text({ text })
+    if (!isOptionalString(mediaType)) return "a Text block's mediaType is not a string"
+    const fields: FieldsOf<typeof ToolResultContent.Text> = { text }
+    if (mediaType !== undefined) fields.mediaType = mediaType
+    return addFromResource(fields, "a Text block", uri, resourceMeta, limits) ??
+      addCommon(fields, "a Text block", annotations, meta, limits) ??
+      new ToolResultContent.Text(fields)
   }
   if (block instanceof ToolResultContent.Json) {
-    const copied = copyJson(block.value, limits)
-    return Result.isSuccess(copied)
-      ? new ToolResultContent.Json({ value: copied.success })
-      : describeOutputFailure(copied.failure, limits)
+    const value: unknown = block.value
+    const annotations: unknown = block.annotations
+    const meta: unknown = block.meta
+    const copied = copyJson(value, limits)
+    if (Result.isFailure(copied)) return describeOutputFailure(copied.failure, limits)
+    if (annotations === undefined && meta === undefined) return new ToolResultContent.Json({ value: copied.success })
+    const fields: FieldsOf<typeof ToolResultContent.Json> = { value: copied.success }
+    return addCommon(fields, "a Json block", annotations, meta, limits) ?? new ToolResultContent.Json(fields)
   }
   if (block instanceof ToolResultContent.Image) {
     const source = checkSource(block.source)
     const mediaType: unknown = block.mediaType
     const detail: unknown = block.detail
+    const uri: unknown = block.uri
+    const resourceMeta: unknown = block.resourceMeta
+    const annotations: unknown = block.annotations
+    const meta: unknown = block.meta
     if (source === undefined) return "an Image block's source is not a Base64 or Url source"
     if (!isOptionalString(mediaType)) return "an Image block's mediaType is not a string"
     if (detail !== undefined && detail !== "auto" && detail !== "low" && detail !== "high") {
       return "an Image block's detail is not auto, low or high"
     }
-    return new ToolResultContent.Image({ source, mediaType, detail })
+    const fields: FieldsOf<typeof ToolResultContent.Image> = { source, mediaType, detail }
+    if (uri === undefined && resourceMeta === undefined && annotations === undefined && meta === undefined) {
+      return new ToolResultContent.Image(fields)
+    }
+    return addFromResource(fields, "an Image block", uri, resourceMeta, limits) ??
+      addCommon(fields, "an Image block", annotations, meta, limits) ??
+      new ToolResultContent.Image(fields)
   }
   if (block instanceof ToolResultContent.Audio) {
     const data: unknown = block.data
     const mediaType: unknown = block.mediaType
+    const uri: unknown = block.uri
+    const resourceMeta: unknown = block.resourceMeta
+    const annotations: unknown = block.annotations
+    const meta: unknown = block.meta
     if (typeof data !== "string") return "an Audio block's data is not a string"
     if (typeof mediaType !== "string") return "an Audio block's mediaType is not a string"
-    return new ToolResultContent.Audio({ data, mediaType })
+    const fields: FieldsOf<typeof ToolResultContent.Audio> = { data, mediaType }
+    if (uri === undefined && resourceMeta === undefined && annotations === undefined && meta === undefined) {
+      return new ToolResultContent.Audio(fields)
+    }
+    return addFromResource(fields, "an Audio block", uri, resourceMeta, limits) ??
+      addCommon(fields, "an Audio block", annotations, meta, limits) ??
+      new ToolResultContent.Audio(fields)
   }
   if (block instanceof ToolResultContent.File) {
     const source = checkSource(block.source)
     const mediaType: unknown = block.mediaType
     const filename: unknown = block.filename
+    const uri: unknown = block.uri
+    const resourceMeta: unknown = block.resourceMeta
+    const annotations: unknown = block.annotations
+    const meta: unknown = block.meta
     if (source === undefined) return "a File block's source is not a Base64 or Url source"
     if (typeof mediaType !== "string") return "a File block's mediaType is not a string"
     if (!isOptionalString(filename)) return "a File block's filename is not a string"
-    return new ToolResultContent.File({ source, mediaType, filename })
+    const fields: FieldsOf<typeof ToolResultContent.File> = { source, mediaType, filename }
+    if (uri === undefined && resourceMeta === undefined && annotations === undefined && meta === undefined) {
+      return new ToolResultContent.File(fields)
+    }
+    return addFromResource(fields, "a File block", uri, resourceMeta, limits) ??
+      addCommon(fields, "a File block", annotations, meta, limits) ??
+      new ToolResultContent.File(fields)
   }
   if (block instanceof ToolResultContent.ResourceLink) {
     const uri: unknown = block.uri
     const name: unknown = block.name
+    const title: unknown = block.title
     const mediaType: unknown = block.mediaType
     const description: unknown = block.description
+    const size: unknown = block.size
+    const icons: unknown = block.icons
+    const annotations: unknown = block.annotations
+    const meta: unknown = block.meta
     if (typeof uri !== "string") return "a ResourceLink block's uri is not a string"
     if (typeof name !== "string") return "a ResourceLink block's name is not a string"
     if (!isOptionalString(mediaType)) return "a ResourceLink block's mediaType is not a string"
     if (!isOptionalString(description)) return "a ResourceLink block's description is not a string"
     // As `resourceLink` does, the optional fields are there only when they were given.
-    return new ToolResultContent.ResourceLink({
-      uri,
-      name,
-      ...(mediaType === undefined ? {} : { mediaType }),
-      ...(description === undefined ? {} : { description })
-    })
+    const fields: FieldsOf<typeof ToolResultContent.ResourceLink> = { uri, name }
+    if (mediaType !== undefined) fields.mediaType = mediaType
+    if (description !== undefined) fields.description = description
+    if (
+      title === undefined && size === undefined && icons === undefined && annotations === undefined &&
+      meta === undefined
+    ) return new ToolResultContent.ResourceLink(fields)
+    if (title !== undefined) {
+      if (typeof title !== "string") return "a ResourceLink block's title is not a string"
+      fields.title = title
+    }
+    if (size !== undefined) {
+      // The rule of the block's Schema (and of MCP's): a safe integer.
+      if (!Number.isSafeInteger(size)) return "a ResourceLink block's size is not an integer"
+      fields.size = size as number
+    }
+    if (icons !== undefined) {
+      const checked = checkIcons(icons)
+      if (typeof checked === "string") return `a ResourceLink block's icons${checked}`
+      fields.icons = checked
+    }
+    return addCommon(fields, "a ResourceLink block", annotations, meta, limits) ??
+      new ToolResultContent.ResourceLink(fields)
   }
   return "not a content block"
 }

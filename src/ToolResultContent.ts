@@ -27,11 +27,61 @@ export type Source =
 export type ImageDetail = "auto" | "low" | "high"
 
 /**
- * Plain text for the model.
+ * Hints about a block for whoever shows it: who it is for, how much it matters (0 to 1) and when it last changed
+ * (an ISO 8601 timestamp). They are MCP's content annotations, kept so that content imported over MCP loses nothing.
  *
  * @category models
  */
-export class Text extends Data.TaggedClass("Text")<{ readonly text: string }> {}
+export interface Annotations {
+  readonly audience?: ReadonlyArray<"user" | "assistant"> | undefined
+  readonly priority?: number | undefined
+  readonly lastModified?: string | undefined
+}
+
+/**
+ * Metadata attached to a block, for programs rather than the model: MCP's `_meta`. Adapters never show it.
+ *
+ * @category models
+ */
+export type Meta = Schema.JsonObject
+
+/**
+ * An icon a host can show for a resource link.
+ *
+ * @category models
+ */
+export interface Icon {
+  readonly src: string
+  readonly mimeType?: string | undefined
+  readonly sizes?: ReadonlyArray<string> | undefined
+  readonly theme?: "light" | "dark" | undefined
+}
+
+/** The fields every block may carry besides its content. */
+interface Common {
+  readonly annotations?: Annotations | undefined
+  readonly meta?: Meta | undefined
+}
+
+/** The fields of a block that stands for a resource's contents: where the contents come from, and its own metadata. */
+interface FromResource {
+  readonly uri?: string | undefined
+  readonly resourceMeta?: Meta | undefined
+}
+
+/**
+ * Plain text for the model. A text resource's contents keep their `uri` and `mediaType`.
+ *
+ * @category models
+ */
+export class Text extends Data.TaggedClass("Text")<
+  & {
+    readonly text: string
+    readonly mediaType?: string | undefined
+  }
+  & FromResource
+  & Common
+> {}
 
 /**
  * A JSON value for the model. Adapters render it as compact JSON text where the provider wants text, and keep it
@@ -39,48 +89,67 @@ export class Text extends Data.TaggedClass("Text")<{ readonly text: string }> {}
  *
  * @category models
  */
-export class Json extends Data.TaggedClass("Json")<{ readonly value: Schema.Json }> {}
+export class Json extends Data.TaggedClass("Json")<{ readonly value: Schema.Json } & Common> {}
 
 /**
- * An image, inline (base64) or by URL.
+ * An image, inline (base64) or by URL. An image resource's contents keep their `uri`.
  *
  * @category models
  */
-export class Image extends Data.TaggedClass("Image")<{
-  readonly source: Source
-  readonly mediaType?: string | undefined
-  readonly detail?: ImageDetail | undefined
-}> {}
+export class Image extends Data.TaggedClass("Image")<
+  & {
+    readonly source: Source
+    readonly mediaType?: string | undefined
+    readonly detail?: ImageDetail | undefined
+  }
+  & FromResource
+  & Common
+> {}
 
 /**
- * Audio as base64 data with its media type.
+ * Audio as base64 data with its media type. An audio resource's contents keep their `uri`.
  *
  * @category models
  */
-export class Audio extends Data.TaggedClass("Audio")<{ readonly data: string; readonly mediaType: string }> {}
+export class Audio extends Data.TaggedClass("Audio")<
+  & { readonly data: string; readonly mediaType: string }
+  & FromResource
+  & Common
+> {}
 
 /**
- * A document such as a PDF, inline (base64) or by URL.
+ * A document such as a PDF, inline (base64) or by URL. A binary resource's contents keep their `uri`.
  *
  * @category models
  */
-export class File extends Data.TaggedClass("File")<{
-  readonly source: Source
-  readonly mediaType: string
-  readonly filename?: string | undefined
-}> {}
+export class File extends Data.TaggedClass("File")<
+  & {
+    readonly source: Source
+    readonly mediaType: string
+    readonly filename?: string | undefined
+  }
+  & FromResource
+  & Common
+> {}
 
 /**
  * A link to a resource the model (or the host) can fetch, not its contents.
  *
  * @category models
  */
-export class ResourceLink extends Data.TaggedClass("ResourceLink")<{
+export class ResourceLink extends Data.TaggedClass("ResourceLink")<ResourceLinkFields> {}
+
+/** What a resource link holds: its address and name, and what a host may show about it. */
+interface ResourceLinkFields extends Common {
   readonly uri: string
   readonly name: string
+  readonly title?: string | undefined
   readonly mediaType?: string | undefined
   readonly description?: string | undefined
-}> {}
+  /** The size of the resource in bytes, when known. */
+  readonly size?: number | undefined
+  readonly icons?: ReadonlyArray<Icon> | undefined
+}
 
 /**
  * Any content block.
@@ -170,12 +239,7 @@ export const fileUrl = (url: string, mediaType: string, filename?: string): File
  *
  * @category constructors
  */
-export const resourceLink = (options: {
-  readonly uri: string
-  readonly name: string
-  readonly mediaType?: string | undefined
-  readonly description?: string | undefined
-}): ResourceLink => new ResourceLink(options)
+export const resourceLink = (options: ResourceLinkFields): ResourceLink => new ResourceLink(options)
 
 // ---------------------------------------------------------------------------
 // Schemas
@@ -187,6 +251,29 @@ const SourceSchema = Schema.Union([
 ])
 
 const optional = <S extends Schema.Top>(schema: S) => Schema.optionalKey(Schema.UndefinedOr(schema))
+
+const AnnotationsSchema = Schema.Struct({
+  audience: optional(Schema.Array(Schema.Literals(["user", "assistant"]))),
+  priority: optional(Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }))),
+  lastModified: optional(Schema.String)
+})
+
+const IconSchema = Schema.Struct({
+  src: Schema.String,
+  mimeType: optional(Schema.String),
+  sizes: optional(Schema.Array(Schema.String)),
+  theme: optional(Schema.Literals(["light", "dark"]))
+})
+
+const commonFields = {
+  annotations: optional(AnnotationsSchema),
+  meta: optional(Schema.JsonObject)
+}
+
+const resourceFields = {
+  uri: optional(Schema.String),
+  resourceMeta: optional(Schema.JsonObject)
+}
 
 /** Encodes a block class as its tagged struct of fields, and decodes the struct into a class instance. */
 const blockSchema = <Fields extends Schema.Struct.Fields, C extends new(fields: any) => { readonly _tag: string }>(
@@ -212,14 +299,19 @@ const blockSchema = <Fields extends Schema.Struct.Fields, C extends new(fields: 
  *
  * @category schemas
  */
-export const TextBlockSchema = blockSchema(Text, "Text", { text: Schema.String })
+export const TextBlockSchema = blockSchema(Text, "Text", {
+  text: Schema.String,
+  mediaType: optional(Schema.String),
+  ...resourceFields,
+  ...commonFields
+})
 
 /**
  * The Schema of a Json block.
  *
  * @category schemas
  */
-export const JsonBlockSchema = blockSchema(Json, "Json", { value: Schema.Json })
+export const JsonBlockSchema = blockSchema(Json, "Json", { value: Schema.Json, ...commonFields })
 
 /**
  * The Schema of an Image block.
@@ -229,7 +321,9 @@ export const JsonBlockSchema = blockSchema(Json, "Json", { value: Schema.Json })
 export const ImageBlockSchema = blockSchema(Image, "Image", {
   source: SourceSchema,
   mediaType: optional(Schema.String),
-  detail: optional(Schema.Literals(["auto", "low", "high"]))
+  detail: optional(Schema.Literals(["auto", "low", "high"])),
+  ...resourceFields,
+  ...commonFields
 })
 
 /**
@@ -237,7 +331,12 @@ export const ImageBlockSchema = blockSchema(Image, "Image", {
  *
  * @category schemas
  */
-export const AudioBlockSchema = blockSchema(Audio, "Audio", { data: Schema.String, mediaType: Schema.String })
+export const AudioBlockSchema = blockSchema(Audio, "Audio", {
+  data: Schema.String,
+  mediaType: Schema.String,
+  ...resourceFields,
+  ...commonFields
+})
 
 /**
  * The Schema of a File block.
@@ -247,7 +346,9 @@ export const AudioBlockSchema = blockSchema(Audio, "Audio", { data: Schema.Strin
 export const FileBlockSchema = blockSchema(File, "File", {
   source: SourceSchema,
   mediaType: Schema.String,
-  filename: optional(Schema.String)
+  filename: optional(Schema.String),
+  ...resourceFields,
+  ...commonFields
 })
 
 /**
@@ -258,8 +359,12 @@ export const FileBlockSchema = blockSchema(File, "File", {
 export const ResourceLinkBlockSchema = blockSchema(ResourceLink, "ResourceLink", {
   uri: Schema.String,
   name: Schema.String,
+  title: optional(Schema.String),
   mediaType: optional(Schema.String),
-  description: optional(Schema.String)
+  description: optional(Schema.String),
+  size: optional(Schema.Int),
+  icons: optional(Schema.Array(IconSchema)),
+  ...commonFields
 })
 
 /**

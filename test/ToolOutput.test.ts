@@ -331,6 +331,391 @@ describe("ToolOutput", () => {
     })
   })
 
+  describe("fromReturn keeps the fields that carry what MCP content says", () => {
+    const deepObject = (levels: number): Schema.JsonObject => {
+      let value: Schema.JsonObject = {}
+      for (let i = 1; i < levels; i++) value = { a: value }
+      return value
+    }
+
+    /** One block of each kind with every optional field set, fresh on each call so that a test may change it. */
+    const annotated = () => {
+      const annotations = () => ({
+        audience: ["user", "assistant"] as Array<"user" | "assistant">,
+        priority: 0.5,
+        lastModified: "2025-01-01T00:00:00Z"
+      })
+      const meta = () => ({ "example.com/trace": { id: "t1", hops: [1, null] } })
+      const resourceMeta = () => ({ etag: "1", tags: ["a"] })
+      return [
+        new ToolResultContent.Text({
+          text: "# Notes",
+          mediaType: "text/markdown",
+          uri: "file:///notes.md",
+          resourceMeta: resourceMeta(),
+          annotations: annotations(),
+          meta: meta()
+        }),
+        new ToolResultContent.Json({ value: { a: [1] }, annotations: annotations(), meta: meta() }),
+        new ToolResultContent.Image({
+          source: { _tag: "Base64", data: BASE64 },
+          mediaType: "image/png",
+          detail: "low",
+          uri: "file:///chart.png",
+          resourceMeta: resourceMeta(),
+          annotations: annotations(),
+          meta: meta()
+        }),
+        new ToolResultContent.Audio({
+          data: BASE64,
+          mediaType: "audio/wav",
+          uri: "file:///a.wav",
+          resourceMeta: resourceMeta(),
+          annotations: annotations(),
+          meta: meta()
+        }),
+        new ToolResultContent.File({
+          source: { _tag: "Url", url: "https://example.com/q3.pdf" },
+          mediaType: "application/pdf",
+          filename: "q3.pdf",
+          uri: "file:///q3.pdf",
+          resourceMeta: resourceMeta(),
+          annotations: annotations(),
+          meta: meta()
+        }),
+        ToolResultContent.resourceLink({
+          uri: "file:///q3.pdf",
+          name: "q3",
+          title: "Q3 report",
+          mediaType: "application/pdf",
+          description: "Quarterly report",
+          size: 42,
+          icons: [{ src: "https://example.com/a.svg", mimeType: "image/svg+xml", sizes: ["any"], theme: "dark" }],
+          annotations: annotations(),
+          meta: meta()
+        })
+      ] as const
+    }
+
+    for (const block of annotated()) {
+      it(`keeps every field of a ${block._tag} block, in a fresh block of its class`, () => {
+        const output = succeeded(ToolOutput.fromReturn(block))
+        assert.deepStrictEqual(output.content, [block])
+        assert.instanceOf(output.content[0], block.constructor as new(...args: never) => unknown)
+        assert.notStrictEqual(output.content[0], block)
+      })
+    }
+
+    it("copies them: changing what the tool built afterwards changes nothing, and every copy is frozen", () => {
+      const blocks = annotated()
+      const output = succeeded(ToolOutput.fromReturn(blocks))
+      for (const block of blocks) {
+        const fields = block as unknown as {
+          readonly annotations: { audience: Array<string>; priority: number }
+          readonly meta: { [key: string]: { id: string } }
+          readonly resourceMeta?: { etag: string }
+        }
+        fields.annotations.audience.push("user")
+        fields.annotations.priority = 1
+        fields.meta["example.com/trace"]!.id = "changed"
+        if (fields.resourceMeta !== undefined) fields.resourceMeta.etag = "changed"
+      }
+      const icons = blocks[5].icons as Array<{ src: string; sizes: Array<string> }>
+      icons[0]!.src = "changed"
+      icons[0]!.sizes.push("16x16")
+      icons.push({ src: "added", sizes: [] })
+      assert.deepStrictEqual(output.content, [...annotated()])
+      for (const block of output.content) {
+        const fields = block as Partial<ToolResultContent.Text>
+        assert.isTrue(Object.isFrozen(fields.annotations) && Object.isFrozen(fields.annotations!.audience), block._tag)
+        assert.isTrue(isFrozenPlainJson(fields.meta), block._tag)
+        if (block._tag !== "Json" && block._tag !== "ResourceLink") {
+          assert.isTrue(isFrozenPlainJson(fields.resourceMeta), block._tag)
+        }
+      }
+      const link = output.content[5] as ToolResultContent.ResourceLink
+      assert.isTrue(Object.isFrozen(link.icons) && Object.isFrozen(link.icons![0]))
+      assert.isTrue(Object.isFrozen(link.icons![0]!.sizes))
+    })
+
+    it("adds no field to a block without them, and leaves out the ones that are undefined", () => {
+      const plain = [
+        ToolResultContent.text("a"),
+        ToolResultContent.json({ a: 1 }),
+        ToolResultContent.imageUrl("https://example.com/a.png"),
+        ToolResultContent.audio(BASE64, "audio/wav"),
+        ToolResultContent.fileUrl("https://example.com/a.pdf", "application/pdf"),
+        ToolResultContent.resourceLink({ uri: "file:///a", name: "a" })
+      ]
+      const output = succeeded(ToolOutput.fromReturn(plain))
+      assert.deepStrictEqual(
+        output.content.map((block) => Object.keys(block)),
+        plain.map((block) => Object.keys(block))
+      )
+      const undefinedFields = { annotations: undefined, meta: undefined }
+      const undefinedResource = { uri: undefined, resourceMeta: undefined }
+      const cases: ReadonlyArray<readonly [ToolResultContent.ToolResultContent, unknown]> = [
+        [
+          new ToolResultContent.Text({ text: "a", mediaType: undefined, ...undefinedResource, ...undefinedFields }),
+          { _tag: "Text", text: "a" }
+        ],
+        [new ToolResultContent.Json({ value: 1, ...undefinedFields }), { _tag: "Json", value: 1 }],
+        [
+          new ToolResultContent.Audio({ data: "AA==", mediaType: "audio/wav", uri: undefined, meta: undefined }),
+          { _tag: "Audio", data: "AA==", mediaType: "audio/wav" }
+        ],
+        [
+          ToolResultContent.resourceLink({ uri: "u", name: "n", title: undefined, size: undefined, icons: undefined }),
+          { _tag: "ResourceLink", uri: "u", name: "n" }
+        ],
+        [
+          new ToolResultContent.Text({
+            text: "a",
+            uri: "file:///a",
+            annotations: { priority: undefined, audience: ["user"] }
+          }),
+          { _tag: "Text", text: "a", uri: "file:///a", annotations: { audience: ["user"] } }
+        ],
+        [
+          ToolResultContent.resourceLink({
+            uri: "u",
+            name: "n",
+            icons: [{ src: "s", mimeType: undefined, theme: "light" }]
+          }),
+          { _tag: "ResourceLink", uri: "u", name: "n", icons: [{ src: "s", theme: "light" }] }
+        ]
+      ]
+      for (const [block, fields] of cases) {
+        assert.deepStrictEqual({ ...succeeded(ToolOutput.fromReturn(block)).content[0] }, fields)
+      }
+    })
+
+    it("keeps only the annotation and icon fields it knows, as the block Schemas do", () => {
+      const block = ToolResultContent.resourceLink({
+        uri: "u",
+        name: "n",
+        icons: [{ src: "s", color: "red" } as ToolResultContent.Icon],
+        annotations: { priority: 1, source: "x" } as ToolResultContent.Annotations
+      })
+      const expected = ToolResultContent.resourceLink({
+        uri: "u",
+        name: "n",
+        icons: [{ src: "s" }],
+        annotations: { priority: 1 }
+      })
+      assert.deepStrictEqual(succeeded(ToolOutput.fromReturn(block)), ToolOutput.one(expected))
+      assert.deepStrictEqual(
+        Schema.decodeUnknownSync(ToolResultContent.schema)(Schema.encodeUnknownSync(ToolResultContent.schema)(block)),
+        expected
+      )
+    })
+
+    const text = (fields: Record<string, unknown>) => new ToolResultContent.Text({ text: "a", ...fields })
+    const link = (fields: Record<string, unknown>) =>
+      ToolResultContent.resourceLink({ uri: "u", name: "n", ...fields } as never)
+    const cyclic = cyclicValue()
+    const throwing = {
+      get secret(): unknown {
+        throw new Error("hunter2secret")
+      }
+    }
+    const badPriority = "a Text block's annotations.priority is not a number from 0 to 1"
+    const icons = "a ResourceLink block's icons"
+    const cases: ReadonlyArray<readonly [string, unknown, string]> = [
+      ["a Text whose mediaType is a number", text({ mediaType: 1 }), "a Text block's mediaType is not a string"],
+      ["a Text whose uri is a number", text({ uri: 1 }), "a Text block's uri is not a string"],
+      [
+        "an Image whose uri is an object",
+        new ToolResultContent.Image({ source: { _tag: "Url", url: "https://a" }, uri: {} as never }),
+        "an Image block's uri is not a string"
+      ],
+      [
+        "an Audio whose uri is null",
+        new ToolResultContent.Audio({ data: "AA==", mediaType: "audio/wav", uri: null as never }),
+        "an Audio block's uri is not a string"
+      ],
+      [
+        "a File whose uri is a number",
+        new ToolResultContent.File({
+          source: { _tag: "Url", url: "https://a" },
+          mediaType: "application/pdf",
+          uri: 1 as never
+        }),
+        "a File block's uri is not a string"
+      ],
+      ["annotations that are a string", text({ annotations: "high" }), "a Text block's annotations are not an object"],
+      ["annotations that are an array", text({ annotations: [] }), "a Text block's annotations are not an object"],
+      ["annotations that are null", text({ annotations: null }), "a Text block's annotations are not an object"],
+      [
+        "an audience of someone else",
+        new ToolResultContent.Json({ value: 1, annotations: { audience: ["user", "bot" as never] } }),
+        "a Json block's annotations.audience is not an array of user and assistant"
+      ],
+      [
+        "an audience that is a string",
+        text({ annotations: { audience: "user" } }),
+        "a Text block's annotations.audience is not an array of user and assistant"
+      ],
+      ["a priority above 1", text({ annotations: { priority: 2 } }), badPriority],
+      ["a priority below 0", text({ annotations: { priority: -0.1 } }), badPriority],
+      ["a priority of NaN", text({ annotations: { priority: Number.NaN } }), badPriority],
+      ["a priority of Infinity", text({ annotations: { priority: Number.POSITIVE_INFINITY } }), badPriority],
+      ["a priority that is a string", text({ annotations: { priority: "1" } }), badPriority],
+      [
+        "a lastModified that is a number",
+        link({ annotations: { lastModified: 0 } }),
+        "a ResourceLink block's annotations.lastModified is not a string"
+      ],
+      ["a meta that is an array", text({ meta: [] }), "a Text block's meta is not a JSON object"],
+      ["a meta that is a string", text({ meta: "m" }), "a Text block's meta is not a JSON object"],
+      ["a meta that is null", text({ meta: null }), "a Text block's meta is not a JSON object"],
+      ["a meta that is a Date", text({ meta: new Date(0) }), "a Text block's meta is not a JSON object"],
+      [
+        "a meta holding NaN",
+        new ToolResultContent.Json({ value: 1, meta: { n: Number.NaN } }),
+        "a Json block's meta: $.n is NaN, not JSON"
+      ],
+      [
+        "a meta holding a cycle",
+        new ToolResultContent.Audio({ data: "AA==", mediaType: "audio/wav", meta: cyclic as Schema.JsonObject }),
+        "an Audio block's meta: $.self is a cycle, not JSON"
+      ],
+      ["a meta whose getter throws", text({ meta: throwing }), "a Text block's meta could not be read"],
+      [
+        "a resourceMeta that is a string",
+        new ToolResultContent.Image({ source: { _tag: "Url", url: "https://a" }, resourceMeta: "m" as never }),
+        "an Image block's resourceMeta is not a JSON object"
+      ],
+      [
+        "a resourceMeta holding a Date",
+        new ToolResultContent.File({
+          source: { _tag: "Url", url: "https://a" },
+          mediaType: "application/pdf",
+          resourceMeta: { at: new Date(0) } as never
+        }),
+        "a File block's resourceMeta: $.at is Date, not JSON"
+      ],
+      ["a title that is a number", link({ title: 1 }), "a ResourceLink block's title is not a string"],
+      ["a size that is a fraction", link({ size: 1.5 }), "a ResourceLink block's size is not an integer"],
+      ["a size that is a string", link({ size: "42" }), "a ResourceLink block's size is not an integer"],
+      ["a size past the safe integers", link({ size: 2 ** 53 }), "a ResourceLink block's size is not an integer"],
+      ["a size of Infinity", link({ size: Number.POSITIVE_INFINITY }), "a ResourceLink block's size is not an integer"],
+      ["icons that are not an array", link({ icons: { src: "s" } }), "a ResourceLink block's icons are not an array"],
+      ["an icon that is null", link({ icons: [{ src: "s" }, null] }), `${icons}[1] is not an object`],
+      ["an icon without a src", link({ icons: [{ mimeType: "image/png" }] }), `${icons}[0].src is not a string`],
+      [
+        "an icon whose mimeType is a number",
+        link({ icons: [{ src: "s", mimeType: 1 }] }),
+        `${icons}[0].mimeType is not a string`
+      ],
+      [
+        "an icon whose sizes is a string",
+        link({ icons: [{ src: "s", sizes: "any" }] }),
+        `${icons}[0].sizes is not an array of strings`
+      ],
+      [
+        "an icon whose sizes hold a number",
+        link({ icons: [{ src: "s", sizes: ["any", 16] }] }),
+        `${icons}[0].sizes is not an array of strings`
+      ],
+      [
+        "an icon of another theme",
+        link({ icons: [{ src: "s", theme: "blue" }] }),
+        `${icons}[0].theme is not light or dark`
+      ]
+    ]
+    for (const [label, block, reason] of cases) {
+      it(`fails on ${label}`, () => {
+        assert.strictEqual(
+          failed(ToolOutput.fromReturn([ToolResultContent.text("first"), block])),
+          `content[1]: ${reason}`
+        )
+      })
+    }
+
+    it("holds meta and resourceMeta to the output limits, and to the limits it is given, like a Json block", () => {
+      assert.strictEqual(
+        failed(ToolOutput.fromReturn(text({ meta: deepObject(200) }))),
+        "content[0]: a Text block's meta is nested deeper than 128 levels"
+      )
+      assert.deepStrictEqual(
+        succeeded(ToolOutput.fromReturn(text({ meta: deepObject(128) }))),
+        ToolOutput.one(text({ meta: deepObject(128) }))
+      )
+      const limits = { maxBytes: 20, maxDepth: 2 }
+      const image = (resourceMeta: Schema.JsonObject) =>
+        new ToolResultContent.Image({
+          source: { _tag: "Url", url: "https://a" },
+          mediaType: "image/png",
+          detail: "auto",
+          resourceMeta
+        })
+      const cases: ReadonlyArray<readonly [unknown, string]> = [
+        [text({ meta: { a: "a string too long to fit" } }), "a Text block's meta is larger than 20 bytes of JSON text"],
+        [text({ meta: { a: { b: {} } } }), "a Text block's meta is nested deeper than 2 levels"],
+        [
+          image({ a: "a string too long to fit" }),
+          "an Image block's resourceMeta is larger than 20 bytes of JSON text"
+        ],
+        [image({ a: { b: {} } }), "an Image block's resourceMeta is nested deeper than 2 levels"]
+      ]
+      for (const [block, reason] of cases) {
+        assert.strictEqual(failed(ToolOutput.fromReturn(block, undefined, limits)), `content[0]: ${reason}`)
+      }
+      const fits = [text({ meta: { a: [1] } }), image({ a: [1] })] as const
+      assert.deepStrictEqual(succeeded(ToolOutput.fromReturn(fits, undefined, limits)), ToolOutput.content(fits))
+    })
+
+    it("checks an output with meta again under smaller limits, and one without JSON never again", () => {
+      const small = { maxBytes: 20, maxDepth: 2 }
+      const withMeta = succeeded(ToolOutput.fromReturn(text({ meta: { a: "a string too long to fit" } })))
+      assert.strictEqual(succeeded(ToolOutput.fromReturn(withMeta)), withMeta)
+      assert.strictEqual(
+        failed(ToolOutput.fromReturn(withMeta, undefined, small)),
+        "content[0]: a Text block's meta is larger than 20 bytes of JSON text"
+      )
+      const withResourceMeta = succeeded(ToolOutput.fromReturn(
+        new ToolResultContent.Audio({ data: "AA==", mediaType: "audio/wav", resourceMeta: { a: { b: {} } } })
+      ))
+      assert.strictEqual(
+        failed(ToolOutput.fromReturn(withResourceMeta, undefined, small)),
+        "content[0]: an Audio block's resourceMeta is nested deeper than 2 levels"
+      )
+      const withoutJson = succeeded(ToolOutput.fromReturn(
+        text({ uri: "file:///a", annotations: { audience: ["user"], priority: 1 } })
+      ))
+      assert.strictEqual(
+        succeeded(ToolOutput.fromReturn(withoutJson, undefined, { maxBytes: 0, maxDepth: 0 })),
+        withoutJson
+      )
+    })
+
+    describe("properties", () => {
+      const Blocks = Schema.Array(Schema.toEncoded(ToolResultContent.schema)).check(Schema.isMinLength(1))
+      const decodeBlocks = Schema.decodeUnknownSync(Schema.Array(ToolResultContent.schema))
+      const encodeBlock = Schema.encodeUnknownSync(ToolResultContent.schema)
+      /**
+       * Blocks as comparable data: each block's class, and its encoded fields as JSON text makes them (an absent field
+       * and one set to `undefined` are the same block).
+       */
+      const comparable = (blocks: ReadonlyArray<ToolResultContent.ToolResultContent>) =>
+        blocks.map((block) => [block.constructor.name, JSON.parse(JSON.stringify(encodeBlock(block)))])
+
+      it.prop("any blocks the block Schemas decode keep every field, in frozen copies", [Blocks], ([encoded]) => {
+        const blocks = decodeBlocks(encoded)
+        const output = succeeded(ToolOutput.fromReturn(blocks))
+        assert.deepStrictEqual(comparable(output.content), comparable(blocks))
+        for (const block of output.content) {
+          const fields = block as Partial<ToolResultContent.Text>
+          assert.isTrue(Object.isFrozen(block))
+          if (fields.annotations !== undefined) assert.isTrue(Object.isFrozen(fields.annotations))
+          if (fields.meta !== undefined) assert.isTrue(isFrozenPlainJson(fields.meta))
+          if (fields.resourceMeta !== undefined) assert.isTrue(isFrozenPlainJson(fields.resourceMeta))
+        }
+      })
+    })
+  })
+
   describe("fromReturn", () => {
     it("keeps a ToolOutput as an equal copy of frozen blocks, and one it made as the same object", () => {
       const value = { a: [1] }

@@ -143,6 +143,123 @@ describe("ToolResultContent", () => {
       })
     }
 
+    describe("the fields that keep what MCP content carries", () => {
+      const annotations: ToolResultContent.Annotations = {
+        audience: ["user", "assistant"],
+        priority: 0.25,
+        lastModified: "2025-01-01T00:00:00Z"
+      }
+      const meta = { "example.com/trace": { id: "t1", n: [1, null] } }
+      const extended: ReadonlyArray<readonly [ToolResultContent.ToolResultContent, unknown]> = [
+        [
+          new ToolResultContent.Text({
+            text: "# A",
+            uri: "file:///a.md",
+            mediaType: "text/markdown",
+            resourceMeta: { etag: "1" },
+            annotations: { priority: 1 },
+            meta
+          }),
+          {
+            _tag: "Text",
+            text: "# A",
+            mediaType: "text/markdown",
+            uri: "file:///a.md",
+            resourceMeta: { etag: "1" },
+            annotations: { priority: 1 },
+            meta
+          }
+        ],
+        [
+          new ToolResultContent.Json({ value: [1], annotations, meta }),
+          { _tag: "Json", value: [1], annotations, meta }
+        ],
+        [
+          new ToolResultContent.Image({ source: { _tag: "Base64", data: "AAAA" }, uri: "file:///a.png", meta }),
+          { _tag: "Image", source: { _tag: "Base64", data: "AAAA" }, uri: "file:///a.png", meta }
+        ],
+        [
+          new ToolResultContent.Audio({ data: "UklGRg==", mediaType: "audio/wav", uri: "file:///a.wav", annotations }),
+          { _tag: "Audio", data: "UklGRg==", mediaType: "audio/wav", uri: "file:///a.wav", annotations }
+        ],
+        [
+          new ToolResultContent.File({
+            source: { _tag: "Base64", data: "JVBERi0=" },
+            mediaType: "application/pdf",
+            uri: "file:///q3.pdf",
+            resourceMeta: {}
+          }),
+          {
+            _tag: "File",
+            source: { _tag: "Base64", data: "JVBERi0=" },
+            mediaType: "application/pdf",
+            uri: "file:///q3.pdf",
+            resourceMeta: {}
+          }
+        ],
+        [
+          ToolResultContent.resourceLink({
+            uri: "file:///a",
+            name: "a",
+            title: "The A",
+            size: 42,
+            icons: [{ src: "https://example.com/a.svg", mimeType: "image/svg+xml", sizes: ["any"], theme: "dark" }],
+            annotations: { audience: ["user"] },
+            meta: {}
+          }),
+          {
+            _tag: "ResourceLink",
+            uri: "file:///a",
+            name: "a",
+            title: "The A",
+            size: 42,
+            icons: [{ src: "https://example.com/a.svg", mimeType: "image/svg+xml", sizes: ["any"], theme: "dark" }],
+            annotations: { audience: ["user"] },
+            meta: {}
+          }
+        ]
+      ]
+      for (const [block, wire] of extended) {
+        it(`a ${block._tag} block with them encodes them and decodes them back`, () => {
+          const encoded = encode(block)
+          assert.deepStrictEqual(JSON.parse(JSON.stringify(encoded)), wire)
+          const decoded = decode(JSON.parse(JSON.stringify(encoded)))
+          assert.isTrue(Exit.isSuccess(decoded))
+          if (Exit.isSuccess(decoded)) {
+            assert.instanceOf(decoded.value, block.constructor as new(...args: never) => unknown)
+            assert.deepStrictEqual(decoded.value, block)
+          }
+        })
+      }
+
+      it("rejects them when malformed", () => {
+        const malformed: ReadonlyArray<unknown> = [
+          { _tag: "Text", text: "a", annotations: { priority: 2 } },
+          { _tag: "Text", text: "a", annotations: { audience: ["bot"] } },
+          { _tag: "Text", text: "a", annotations: { lastModified: 0 } },
+          { _tag: "Text", text: "a", meta: [] },
+          { _tag: "Text", text: "a", meta: { n: Number.NaN } },
+          { _tag: "Text", text: "a", uri: 1 },
+          { _tag: "Image", source: { _tag: "Base64", data: "AA==" }, resourceMeta: "m" },
+          { _tag: "ResourceLink", uri: "u", name: "n", size: 1.5 },
+          { _tag: "ResourceLink", uri: "u", name: "n", icons: [{ mimeType: "image/png" }] },
+          { _tag: "ResourceLink", uri: "u", name: "n", icons: [{ src: "s", theme: "blue" }] }
+        ]
+        assert.deepStrictEqual(
+          malformed.map((value) => Exit.isFailure(decode(value))),
+          malformed.map(() => true)
+        )
+      })
+
+      it("are absent from the blocks the constructors build", () => {
+        assert.deepStrictEqual({ ...ToolResultContent.text("a") }, { _tag: "Text", text: "a" })
+        assert.deepStrictEqual(
+          { ...ToolResultContent.resourceLink({ uri: "u", name: "n" }) },
+          { _tag: "ResourceLink", uri: "u", name: "n" }
+        )
+      })
+    })
+
     it("rejects malformed objects", () => {
       const malformed: ReadonlyArray<unknown> = [
         { _tag: "Text" },
