@@ -9,18 +9,49 @@ const src = join(root, "src")
 
 const readJson = (path: string): unknown => JSON.parse(readFileSync(join(root, path), "utf8"))
 
-/** Every module a user may import: each `.ts` file under `src/` but `index.ts` and `src/internal/`, by path. */
-const publicModules: ReadonlyArray<string> = (() => {
+/** Every `.ts` file under `src/`, by path without the extension. */
+const allModules: ReadonlyArray<string> = (() => {
   const walk = (dir: string): Array<string> =>
     readdirSync(dir).flatMap((name) => {
       const path = join(dir, name)
       return statSync(path).isDirectory() ? walk(path) : path.endsWith(".ts") ? [path] : []
     })
-  return walk(src)
-    .map((path) => relative(src, path).split(sep).join("/").replace(/\.ts$/, ""))
-    .filter((module) => module !== "index" && !module.startsWith("internal/"))
-    .sort()
+  return walk(src).map((path) => relative(src, path).split(sep).join("/").replace(/\.ts$/, "")).sort()
 })()
+
+/**
+ * The optional parts, each a folder with an `index.ts` exported at its own subpath (`effect-llm-tools/mcp`) and
+ * never loaded by the core.
+ */
+const subpaths: ReadonlyArray<string> = ["mcp"]
+
+/**
+ * Every core module a user may import: each `.ts` file under `src/` but `index.ts`, `src/internal/` and the
+ * optional parts, by path.
+ */
+const publicModules: ReadonlyArray<string> = allModules.filter((module) =>
+  module !== "index" && !module.startsWith("internal/") && !subpaths.some((sub) => module.startsWith(`${sub}/`))
+)
+
+/** The modules `entry` loads, following its relative imports, and the packages it imports by name. */
+const importGraph = (entry: string): { readonly modules: Set<string>; readonly packages: Set<string> } => {
+  const modules = new Set<string>()
+  const packages = new Set<string>()
+  const visit = (module: string) => {
+    if (modules.has(module)) return
+    modules.add(module)
+    const text = readFileSync(join(src, `${module}.ts`), "utf8")
+    // Type-only imports load nothing at run time.
+    for (const [, typeOnly, specifier] of text.matchAll(/^(?:import|export)\s+(type\s+)?[^"']*?from\s+"([^"]+)"/gm)) {
+      if (typeOnly !== undefined) continue
+      if (specifier!.startsWith(".")) {
+        visit(join(module, "..", specifier!).split(sep).join("/").replace(/\.ts$/, ""))
+      } else packages.add(specifier!)
+    }
+  }
+  visit(entry)
+  return { modules, packages }
+}
 
 const baseName = (module: string): string => module.slice(module.lastIndexOf("/") + 1)
 
@@ -46,6 +77,9 @@ describe("package", () => {
     }
     for (const module of publicModules) {
       expected[`./${module}`] = { types: `./dist/${module}.d.ts`, import: `./dist/${module}.js` }
+    }
+    for (const sub of subpaths) {
+      expected[`./${sub}`] = { types: `./dist/${sub}/index.d.ts`, import: `./dist/${sub}/index.js` }
     }
     // Equal as a whole: no module is left out, and nothing else (src/internal/ above all) is exported.
     assert.deepStrictEqual(packageJson.exports, expected)
@@ -80,6 +114,29 @@ describe("package", () => {
     const Index: Record<string, unknown> = await import("../src/index.ts")
     for (const module of publicModules) {
       assert.strictEqual(Index[baseName(module)], await importModule(module), module)
+    }
+  })
+
+  it("the core loads nothing of an optional part, nor the packages only those need", () => {
+    const core = importGraph("index")
+    assert.includeMembers([...core.modules], ["index", "ToolSet", "internal/dispatch"])
+    for (const sub of subpaths) {
+      assert.deepStrictEqual([...core.modules].filter((module) => module.startsWith(`${sub}/`)), [], sub)
+      assert.include([...importGraph(`${sub}/index`).modules].join(" "), `${sub}/`)
+    }
+    const optional = [...core.packages].filter((name) => name.startsWith("effect/ai") || name.startsWith("@effect/platform"))
+    assert.deepStrictEqual(optional, [])
+    assert.includeMembers([...importGraph("mcp/index").packages], ["effect/ai", "@effect/platform-node/NodeStdio"])
+  })
+
+  it("re-exports every module of an optional part from its index.ts, as a namespace", async () => {
+    for (const sub of subpaths) {
+      const index = readFileSync(join(src, sub, "index.ts"), "utf8")
+      const reexported = [...index.matchAll(/^export \* as \w+ from "\.\/(.+)\.ts"$/gm)].map(([, path]) => `${sub}/${path}`)
+      const modules = allModules.filter((module) => module.startsWith(`${sub}/`) && module !== `${sub}/index`)
+      assert.deepStrictEqual(reexported.sort(), modules, sub)
+      const loaded = await importModule(`${sub}/index`)
+      assert.strictEqual(Object.keys(loaded).length, modules.length, sub)
     }
   })
 

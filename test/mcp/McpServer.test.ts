@@ -1,0 +1,349 @@
+/**
+ * Our MCP server, driven by the official SDK's client over stdio and over Streamable HTTP. The server is the fixture
+ * `test/fixtures/mcpServer.ts`, started as a child process on 127.0.0.1.
+ */
+import { afterAll, assert, beforeAll, describe, expectTypeOf, it } from "@effect/vitest"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import {
+  LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema
+} from "@modelcontextprotocol/sdk/types.js"
+import type { Cause, Layer } from "effect"
+import { Context } from "effect"
+import type { HttpServer, HttpServerError } from "effect/http"
+import { type ChildProcess, spawn } from "node:child_process"
+import { request } from "node:http"
+import { fileURLToPath } from "node:url"
+import type { ToolServer, ToolSet } from "../../src/index.ts"
+import { McpServer } from "../../src/mcp/index.ts"
+import { png } from "../fixtures/mcpData.ts"
+import { CurrentUser } from "../support/userTools.ts"
+
+const fixture = fileURLToPath(new URL("../fixtures/mcpServer.ts", import.meta.url))
+
+/** The fixture's stderr lines, and a way to wait for one. */
+const watch = (stream: { on: (event: "data", listener: (chunk: Buffer) => void) => unknown }) => {
+  const lines: Array<string> = []
+  const waiters = new Set<() => void>()
+  let buffer = ""
+  stream.on("data", (chunk: Buffer) => {
+    buffer += chunk.toString()
+    let end: number
+    while ((end = buffer.indexOf("\n")) >= 0) {
+      lines.push(buffer.slice(0, end))
+      buffer = buffer.slice(end + 1)
+      for (const wake of waiters) wake()
+    }
+  })
+  const waitFor = (match: (line: string) => boolean, ms = 10_000): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const check = () => {
+        const found = lines.find(match)
+        if (found === undefined) return false
+        waiters.delete(check)
+        clearTimeout(timer)
+        resolve(found)
+        return true
+      }
+      const timer = setTimeout(() => {
+        waiters.delete(check)
+        reject(new Error(`no line matched within ${ms} ms; stderr so far:\n${lines.join("\n")}`))
+      }, ms)
+      if (!check()) waiters.add(check)
+    })
+  return { lines, waitFor }
+}
+
+interface Served {
+  readonly connect: () => Promise<Client>
+  readonly stderr: ReturnType<typeof watch>
+  readonly close: () => Promise<void>
+  readonly port?: number
+}
+
+const newClient = () =>
+  new Client({ name: "sdk-oracle", version: "1.0.0" }, { capabilities: {} })
+
+/** Serves the fixture over stdio: each client starts its own server process, as MCP hosts do. */
+const overStdio = async (): Promise<Served> => {
+  const transports: Array<StdioClientTransport> = []
+  const stderrs: Array<ReturnType<typeof watch>> = []
+  const lines: Array<string> = []
+  const stderr = {
+    lines,
+    waitFor: (match: (line: string) => boolean, ms?: number) =>
+      Promise.any(stderrs.map((watched) => watched.waitFor(match, ms)))
+  }
+  return {
+    connect: async () => {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: ["--import", "tsx", fixture, "stdio"],
+        stderr: "pipe"
+      })
+      stderrs.push(watch(transport.stderr!))
+      transports.push(transport)
+      const client = newClient()
+      await client.connect(transport)
+      return client
+    },
+    stderr,
+    close: async () => {
+      await Promise.all(transports.map((transport) => transport.close()))
+    }
+  }
+}
+
+/** Serves the fixture over Streamable HTTP on a free port of 127.0.0.1. */
+const overHttp = async (): Promise<Served> => {
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", fixture, "http"], {
+    stdio: ["ignore", "ignore", "pipe"]
+  })
+  const stderr = watch(child.stderr!)
+  const listening = await stderr.waitFor((line) => line.startsWith("LISTENING "), 30_000)
+  const port = Number(listening.slice("LISTENING ".length))
+  const clients: Array<Client> = []
+  return {
+    port,
+    connect: async () => {
+      const client = newClient()
+      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)) as Transport)
+      clients.push(client)
+      return client
+    },
+    stderr,
+    close: async () => {
+      await Promise.all(clients.map((client) => client.close()))
+      child.kill()
+    }
+  }
+}
+
+const textOf = (result: Record<string, unknown>) =>
+  (result.content as ReadonlyArray<{ readonly type: string; readonly text?: string }>)
+    .filter((block) => block.type === "text")
+    .map((block) => block.text)
+
+describe.each([["stdio", overStdio], ["Streamable HTTP", overHttp]] as const)("McpServer over %s", (_, serve) => {
+  let served: Served
+  let client: Client
+  beforeAll(async () => {
+    served = await serve()
+    client = await served.connect()
+  }, 60_000)
+  afterAll(() => served.close())
+
+  it("lists every tool with its input schema, its output schema and its annotations as hints", async () => {
+    const { tools } = await client.listTools()
+    const byName = new Map(tools.map((tool) => [tool.name, tool]))
+    assert.deepStrictEqual(
+      [...byName.keys()].sort(),
+      ["echo", "every_content", "fail", "meta", "shout", "slow", "toggle_late", "transfer", "weather"]
+    )
+    const echo = byName.get("echo")!
+    assert.deepStrictEqual(echo.inputSchema.required, ["text"])
+    assert.strictEqual(echo.title, "Echo")
+    assert.strictEqual(echo.description, "Echo the text back")
+    assert.include(echo.annotations ?? {}, { title: "Echo", readOnlyHint: true, idempotentHint: true })
+    assert.strictEqual(echo.outputSchema, undefined)
+    assert.strictEqual(byName.get("transfer")!.annotations?.destructiveHint, true)
+    assert.deepStrictEqual(byName.get("weather")!.outputSchema?.required, ["city", "celsius"])
+    // MCP's outputSchema describes an object: a tool whose output is a string is listed without one.
+    assert.strictEqual(byName.get("shout")!.outputSchema, undefined)
+  })
+
+  it("answers a call with its text", async () => {
+    const result = await client.callTool({ name: "echo", arguments: { text: "hello" } })
+    assert.deepStrictEqual(result.content, [{ type: "text", text: "hello" }])
+    assert.notStrictEqual(result.isError, true)
+  })
+
+  it("answers a JSON output of a tool with an output schema with structuredContent too", async () => {
+    const result = await client.callTool({ name: "weather", arguments: { city: "Oslo" } })
+    assert.deepStrictEqual(result.structuredContent, { city: "Oslo", celsius: 21.5 })
+    assert.deepStrictEqual(textOf(result), [JSON.stringify({ city: "Oslo", celsius: 21.5 })])
+  })
+
+  it("answers the output of a tool without an object output schema as content only", async () => {
+    const result = await client.callTool({ name: "shout", arguments: { text: "hey" } })
+    assert.deepStrictEqual([result.content, result.structuredContent], [[{ type: "text", text: "HEY" }], undefined])
+  })
+
+  it("sends every kind of content", async () => {
+    const result = await client.callTool({ name: "every_content", arguments: {} })
+    const content = result.content as ReadonlyArray<Record<string, unknown>>
+    assert.deepStrictEqual(content.map((block) => block.type), ["text", "image", "audio", "resource", "resource_link"])
+    assert.deepStrictEqual(content[1], { type: "image", data: png, mimeType: "image/png" })
+    assert.deepStrictEqual(content[2], { type: "audio", data: "UklGRg==", mimeType: "audio/wav" })
+    assert.include((content[3] as { resource: Record<string, unknown> }).resource, {
+      blob: "JVBERi0=",
+      mimeType: "application/pdf"
+    })
+    assert.include(content[4], { uri: "file:///data/report.csv", name: "report.csv", mimeType: "text/csv" })
+  })
+
+  it("answers an error, a denied call and bad arguments with isError and what the model may see", async () => {
+    const failed = await client.callTool({ name: "fail", arguments: {} })
+    assert.strictEqual(failed.isError, true)
+    assert.deepStrictEqual(textOf(failed), ["the upstream service is down"])
+    const denied = await client.callTool({ name: "transfer", arguments: { amount: 10 } })
+    assert.strictEqual(denied.isError, true)
+    assert.deepStrictEqual(textOf(denied), ["transfers cannot be made over MCP"])
+    const invalid = await client.callTool({ name: "echo", arguments: { text: 42 } })
+    assert.strictEqual(invalid.isError, true)
+    assert.match(textOf(invalid)[0]!, /tool arguments did not match the schema/)
+  })
+
+  it("gives the tool the request's _meta", async () => {
+    const result = await client.callTool({ name: "meta", arguments: {}, _meta: { traceId: "abc-123" } })
+    assert.deepStrictEqual(result.structuredContent ?? JSON.parse(textOf(result)[0]!), { traceId: "abc-123" })
+  })
+
+  it("sends the tool's progress to a client that asked for it", async () => {
+    const updates: Array<{ progress: number; total?: number | undefined; message?: string | undefined }> = []
+    const result = await client.callTool(
+      { name: "slow", arguments: { steps: 3, delayMs: 5 } },
+      undefined,
+      { onprogress: (update) => updates.push(update) }
+    )
+    assert.deepStrictEqual(textOf(result), ["counted to 3"])
+    assert.deepStrictEqual(updates, [
+      { progress: 1, total: 3, message: "step 1" },
+      { progress: 2, total: 3, message: "step 2" },
+      { progress: 3, total: 3, message: "step 3" }
+    ])
+  })
+
+  it("sends what the tool logs at the level the client set", async () => {
+    const logged: Array<{ level: string; data: unknown }> = []
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      logged.push({ level: notification.params.level, data: notification.params.data })
+    })
+    await client.setLoggingLevel("info")
+    await client.callTool({ name: "slow", arguments: { steps: 2, delayMs: 1 } })
+    assert.deepStrictEqual(logged, [
+      { level: "info", data: "step 1 of 2" },
+      { level: "info", data: "step 2 of 2" }
+    ])
+  })
+
+  it("interrupts a call the client cancels, and its finalizers run", async () => {
+    const controller = new AbortController()
+    const call = client.callTool(
+      { name: "slow", arguments: { steps: 1000, delayMs: 20 } },
+      undefined,
+      { signal: controller.signal, onprogress: () => controller.abort("the user pressed stop") }
+    )
+    await call.then(
+      () => assert.fail("a cancelled call has no result"),
+      (error: unknown) => assert.match(String(error), /stop|abort/i)
+    )
+    await served.stderr.waitFor((line) => line === "EVENT slow-finalized")
+    // The connection goes on.
+    assert.deepStrictEqual(textOf(await client.callTool({ name: "echo", arguments: { text: "still here" } })), [
+      "still here"
+    ])
+  })
+
+  it("tells the client when a tool is added or removed, and serves the tools as they are now", async () => {
+    let changes = 0
+    const changed: Array<() => void> = []
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changes++
+      for (const wake of changed.splice(0)) wake()
+    })
+    const nextChange = () => new Promise<void>((resolve) => changed.push(resolve))
+    const added = nextChange()
+    await client.callTool({ name: "toggle_late", arguments: { on: true } })
+    await added
+    assert.include((await client.listTools()).tools.map((tool) => tool.name), "late_echo")
+    assert.deepStrictEqual(textOf(await client.callTool({ name: "late_echo", arguments: { text: "hi" } })), [
+      "late: hi"
+    ])
+    const removed = nextChange()
+    await client.callTool({ name: "toggle_late", arguments: { on: false } })
+    await removed
+    assert.notInclude((await client.listTools()).tools.map((tool) => tool.name), "late_echo")
+    assert.isAtLeast(changes, 2)
+  })
+})
+
+describe("McpServer over Streamable HTTP: requests it refuses", () => {
+  let served: Served
+  beforeAll(async () => {
+    served = await overHttp()
+  }, 60_000)
+  afterAll(() => served.close())
+
+  const initialize = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
+  })
+
+  /** One POST to the endpoint on 127.0.0.1, with these headers. */
+  const post = (headers: Record<string, string>, body = initialize) =>
+    new Promise<number>((resolve, reject) => {
+      const req = request({
+        host: "127.0.0.1",
+        port: served.port,
+        path: "/mcp",
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "content-length": String(Buffer.byteLength(body)),
+          ...headers
+        }
+      }, (response) => {
+        response.resume()
+        response.on("end", () => resolve(response.statusCode!))
+      })
+      req.on("error", reject)
+      req.end(body)
+    })
+
+  it("serves a request from the server's own origin, or from no browser at all", async () => {
+    assert.deepStrictEqual(
+      [await post({}), await post({ origin: `http://127.0.0.1:${served.port}` })],
+      [200, 200]
+    )
+  })
+
+  it("refuses a foreign Origin, and a Host that is not the server's (DNS rebinding)", async () => {
+    assert.deepStrictEqual(
+      [
+        await post({ origin: "http://attacker.example" }),
+        await post({ host: "attacker.example" }),
+        await post({ host: `attacker.example:${served.port}` })
+      ],
+      [403, 403, 403]
+    )
+  })
+
+  it("refuses a body over the size cap", async () => {
+    const big = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping", params: { pad: "x".repeat(70 * 1024) } })
+    assert.strictEqual(await post({}, big), 413)
+  })
+})
+
+describe("McpServer: types", () => {
+  it("serves a ToolSet service or a ToolServer whose calls need at most the request's _meta", () => {
+    class Plain extends Context.Service<Plain, ToolSet.Service<never>>()("test/Plain") {}
+    class WithMeta extends Context.Service<WithMeta, ToolServer.ToolServer<McpServer.RequestMeta>>()("test/WithMeta") {}
+    class NeedsUser extends Context.Service<NeedsUser, ToolServer.ToolServer<CurrentUser>>()("test/NeedsUser") {}
+    expectTypeOf(McpServer.layerStdio(Plain, { name: "n", version: "1" })).toEqualTypeOf<
+      Layer.Layer<never, Cause.IllegalArgumentError, Plain>
+    >()
+    expectTypeOf(McpServer.layerHttp(WithMeta, { name: "n", version: "1" })).toEqualTypeOf<
+      Layer.Layer<HttpServer.HttpServer, Cause.IllegalArgumentError | HttpServerError.ServeError, WithMeta>
+    >()
+    // A per-call value MCP cannot supply is a compile error.
+    // @ts-expect-error
+    McpServer.layerStdio(NeedsUser, { name: "n", version: "1" })
+  })
+})
