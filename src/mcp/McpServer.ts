@@ -209,7 +209,7 @@ const serveCall = (
       name: definition.name,
       arguments: args === undefined ? {} : args
     })
-    const notified = { sent: false }
+    const notified = { progress: false }
     // What the tool logs goes out in order, and all of it before the result.
     const logs = yield* Queue.unbounded<LogMessage, Cause.Done>()
     const sending = yield* Effect.forkChild(
@@ -222,14 +222,14 @@ const serveCall = (
       // Effect's MCP server sets the level `Effect.log` writes at to the client's `logging/setLevel`: the tool's
       // own logs keep their levels, and the server filters the forwarded ones by the client's.
       Effect.provideService(References.CurrentLogLevel, "Info"),
-      Effect.updateService(Logger.CurrentLoggers, (loggers) => new Set([...loggers, forwarder(logs, definition.name, notified)]))
+      Effect.updateService(Logger.CurrentLoggers, (loggers) => new Set([...loggers, forwarder(logs, definition.name)]))
     )
     yield* Queue.end(logs)
     yield* Fiber.join(sending)
-    // Over stdio, Effect's server can write a response ahead of a notification it has already delivered to the
-    // transport, and a client drops progress that comes after the result. A call that notified waits one timer tick,
-    // which lets the transport write what it holds first.
-    if (notified.sent) yield* Effect.sleep(1)
+    // The official SDK's client hands a progress update to its handler a microtask late, and forgets the call's
+    // progress as soon as its result is read: an update read in the same chunk as the result is lost. A call that
+    // reported progress waits a few milliseconds before it answers, so that its last update arrives on its own.
+    if (notified.progress) yield* Effect.sleep(5)
     return yield* toCallToolResult(result, hasObjectOutput(definition))
   })
 
@@ -262,14 +262,14 @@ const isJsonObject = (u: unknown): u is Schema.JsonObject => typeof u === "objec
 const progressReporter = (
   mcp: EffectMcpServer.McpServer["Service"],
   token: unknown,
-  notified: { sent: boolean }
+  notified: { progress: boolean }
 ): (update: ToolContext.Progress) => Effect.Effect<void> => {
   if (typeof token !== "string" && typeof token !== "number") return () => Effect.void
   let last = -Infinity
   return (update) => {
     if (update.progress <= last) return Effect.void
     last = update.progress
-    notified.sent = true
+    notified.progress = true
     return Effect.ignore(mcp.notifications["notifications/progress"]({
       progressToken: token,
       progress: update.progress,
@@ -296,14 +296,13 @@ interface LogMessage {
 }
 
 /** A logger that queues what the tool logs, to go to the client as `notifications/message`. */
-const forwarder = (logs: Queue.Queue<LogMessage, Cause.Done>, tool: string, notified: { sent: boolean }) =>
+const forwarder = (logs: Queue.Queue<LogMessage, Cause.Done>, tool: string) =>
   Logger.make((options) => {
     const level = mcpLevels[options.logLevel]
     if (level === undefined) return
     const message = Array.isArray(options.message) && options.message.length === 1
       ? options.message[0]
       : options.message
-    notified.sent = true
     Queue.offerUnsafe(logs, { level, logger: tool, data: typeof message === "string" ? message : safeJson(message) })
   })
 

@@ -59,6 +59,8 @@ const watch = (stream: { on: (event: "data", listener: (chunk: Buffer) => void) 
 
 interface Served {
   readonly connect: () => Promise<Client>
+  /** Every message the clients received, in the order the transport delivered them. */
+  readonly wire: Array<Record<string, unknown>>
   readonly stderr: ReturnType<typeof watch>
   readonly close: () => Promise<void>
   readonly port?: number
@@ -67,9 +69,20 @@ interface Served {
 const newClient = () =>
   new Client({ name: "sdk-oracle", version: "1.0.0" }, { capabilities: {} })
 
+/** Connects `client` over `transport`, recording every message the transport delivers into `wire`. */
+const connectRecording = async (client: Client, transport: Transport, wire: Array<Record<string, unknown>>) => {
+  await client.connect(transport)
+  const deliver = transport.onmessage!
+  transport.onmessage = (message, extra) => {
+    wire.push(message as Record<string, unknown>)
+    deliver(message, extra)
+  }
+}
+
 /** Serves the fixture over stdio: each client starts its own server process, as MCP hosts do. */
 const overStdio = async (): Promise<Served> => {
   const transports: Array<StdioClientTransport> = []
+  const wire: Array<Record<string, unknown>> = []
   const stderrs: Array<ReturnType<typeof watch>> = []
   const lines: Array<string> = []
   const stderr = {
@@ -87,9 +100,10 @@ const overStdio = async (): Promise<Served> => {
       stderrs.push(watch(transport.stderr!))
       transports.push(transport)
       const client = newClient()
-      await client.connect(transport)
+      await connectRecording(client, transport as Transport, wire)
       return client
     },
+    wire,
     stderr,
     close: async () => {
       await Promise.all(transports.map((transport) => transport.close()))
@@ -106,11 +120,17 @@ const overHttp = async (): Promise<Served> => {
   const listening = await stderr.waitFor((line) => line.startsWith("LISTENING "), 30_000)
   const port = Number(listening.slice("LISTENING ".length))
   const clients: Array<Client> = []
+  const wire: Array<Record<string, unknown>> = []
   return {
     port,
+    wire,
     connect: async () => {
       const client = newClient()
-      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)) as Transport)
+      await connectRecording(
+        client,
+        new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)) as Transport,
+        wire
+      )
       clients.push(client)
       return client
     },
@@ -202,19 +222,31 @@ describe.each([["stdio", overStdio], ["Streamable HTTP", overHttp]] as const)("M
     assert.deepStrictEqual(result.structuredContent ?? JSON.parse(textOf(result)[0]!), { traceId: "abc-123" })
   })
 
-  it("sends the tool's progress to a client that asked for it", async () => {
-    const updates: Array<{ progress: number; total?: number | undefined; message?: string | undefined }> = []
+  it("sends the tool's progress to a client that asked for it, every update before the result", async () => {
+    const from = served.wire.length
     const result = await client.callTool(
       { name: "slow", arguments: { steps: 3, delayMs: 5 } },
       undefined,
-      { onprogress: (update) => updates.push(update) }
+      { onprogress: () => undefined }
     )
     assert.deepStrictEqual(textOf(result), ["counted to 3"])
-    assert.deepStrictEqual(updates, [
-      { progress: 1, total: 3, message: "step 1" },
-      { progress: 2, total: 3, message: "step 2" },
-      { progress: 3, total: 3, message: "step 3" }
-    ])
+    // Read on the wire: the SDK's client hands progress to `onprogress` a microtask late, and forgets the call's
+    // progress once its result is in, so an update that arrives together with the result may never reach it.
+    const received = served.wire.slice(from)
+    const progress = received.filter((message) => message.method === "notifications/progress")
+    assert.deepStrictEqual(
+      progress.map((message) => {
+        const { progress, total, message: text } = message.params as Record<string, unknown>
+        return { progress, total, message: text }
+      }),
+      [
+        { progress: 1, total: 3, message: "step 1" },
+        { progress: 2, total: 3, message: "step 2" },
+        { progress: 3, total: 3, message: "step 3" }
+      ]
+    )
+    const answered = received.findIndex((message) => "result" in message)
+    assert.isTrue(answered > received.indexOf(progress[2]!))
   })
 
   it("sends what the tool logs at the level the client set", async () => {
