@@ -121,7 +121,13 @@ export interface HttpOptions extends Options {
 /** The MCP revisions served, newest first: a client offering another is answered with the first. */
 const protocols = [McpProtocol.v2025_11_25, McpProtocol.v2025_06_18, McpProtocol.v2025_03_26] as const
 
-/** The definition of a tool as `tools/list` gives it. */
+/**
+ * The definition of a tool as `tools/list` gives it: its input schema as it is, its output schema when it describes an
+ * object (MCP's only kind), its title, and its annotations as MCP's hints.
+ *
+ * @category converters
+ * @since 0.1.0
+ */
 export const toMcpTool = (definition: ToolDefinition.ToolDefinition): McpSchema.Tool => {
   const annotations = definition.annotations
   const hints = {
