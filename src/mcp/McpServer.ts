@@ -39,6 +39,7 @@ import {
 } from "effect"
 import { McpProtocol, McpSchema, McpServer as EffectMcpServer } from "effect/ai"
 import {
+  Headers,
   HttpIncomingMessage,
   HttpRouter,
   HttpServer,
@@ -408,8 +409,19 @@ export const layerHttp = <I, S extends Serveable>(
         }
         const length = Number(request.headers["content-length"] ?? "0")
         if (length > maxBodyBytes) return HttpServerResponse.text("Payload Too Large", { status: 413 })
+        // A session's revision was fixed at initialization: a served revision named in the header of one of its
+        // requests is not a reason to refuse it (Effect answers 400), so the header is left to the session.
+        const version = request.headers["mcp-protocol-version"]
+        const served = request.headers["mcp-session-id"] !== undefined && version !== undefined &&
+            servedVersions.has(version)
+          ? Effect.provideService(
+            app,
+            HttpServerRequest.HttpServerRequest,
+            request.modify({ headers: Headers.remove(request.headers, "mcp-protocol-version") })
+          )
+          : app
         // A body without a length (chunked) is held to the same cap as it is read.
-        return yield* Effect.provideService(app, HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes))
+        return yield* Effect.provideService(served, HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes))
       }), { global: true })
     return Layer.mergeAll(
       EffectMcpServer.layerHttp({
@@ -427,6 +439,8 @@ export const layerHttp = <I, S extends Serveable>(
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port ?? 3000, host }))
   ) as Layer.Layer<HttpServer.HttpServer, Cause.IllegalArgumentError | HttpServerError.ServeError, I>
 }
+
+const servedVersions: ReadonlySet<string> = new Set(protocols.map((protocol) => protocol.protocolVersion))
 
 const pathOf = (url: string): string => {
   try {
