@@ -10,3 +10,6 @@ export * as McpServer from "./McpServer.ts"
 
 /** The one mapping between our content blocks and MCP content, both ways. */
 export * as McpContent from "./content.ts"
+
+/** Import an MCP server's tools (stdio or Streamable HTTP) as portable tools that run through our dispatch. */
+export * as McpClient from "./McpClient.ts"

@@ -1,0 +1,665 @@
+/**
+ * Imports another MCP server's tools: connect to it (a child process on stdio, or Streamable HTTP), and turn the
+ * tools it lists into portable tools that run through our dispatch like any other.
+ *
+ * - Arguments are checked locally against the server's `inputSchema`, so a bad call costs no round trip and reads
+ *   like any other `invalid_args`.
+ * - Results are read from their wire form by `McpContent.fromMcp`: images, audio, embedded resources (with their
+ *   `uri`), resource links, annotations and `_meta` survive. `structuredContent` becomes a Json block, checked
+ *   against the tool's `outputSchema`.
+ * - `isError: true` fails the call with kind `other`, and the model still sees the server's content.
+ * - A timeout fails the call with kind `timeout`, and the server is told to cancel (`notifications/cancelled`).
+ * - A transport that fails, or a server process that exits, fails the call with kind `provider`, at once.
+ *
+ * It is built on Effect's MCP client (`effect/ai`), with `@effect/platform-node` for the child process.
+ *
+ * @since 0.1.0
+ */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { Context, Duration, Effect, Option, Predicate, PubSub, Result, type Scope, Semaphore, Stream } from "effect"
+import { McpClient as EffectMcpClient, type McpClientError, McpProtocol, type McpSchema } from "effect/ai"
+import { FetchHttpClient, HttpClient } from "effect/http"
+import { ChildProcess, ChildProcessSpawner } from "effect/process"
+import * as DynamicTool from "../DynamicTool.ts"
+import type * as Tool from "../Tool.ts"
+import * as ToolExecutionError from "../ToolExecutionError.ts"
+import * as ToolOutput from "../ToolOutput.ts"
+import type * as ToolServer from "../ToolServer.ts"
+import * as ToolSet from "../ToolSet.ts"
+import { bounded } from "../internal/issues.ts"
+import { validatorOf } from "../internal/jsonSchemaValidator.ts"
+import * as McpContent from "./content.ts"
+
+const TypeId = "~effect-llm-tools/mcp/McpClient" as const
+
+/**
+ * A notification the server sent: `notifications/tools/list_changed`, `notifications/message`, … Seen on stdio only:
+ * Effect's HTTP transport opens no stream for them.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Notification {
+  readonly method: string
+  readonly params?: unknown
+}
+
+/**
+ * A connection to one MCP server, open until the scope it was made in closes (which ends a child process).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface McpClient {
+  readonly [TypeId]: typeof TypeId
+  /** Who the server said it is. */
+  readonly serverInfo: McpSchema.Implementation | undefined
+  /** The MCP version both sides speak. */
+  readonly protocolVersion: string
+  /** What the server says about using it, for a system prompt. */
+  readonly instructions: string | undefined
+  /**
+   * Effect's client on the same connection, for what this module does not cover (prompts, resources). Its
+   * `callTool` gives results decoded by Effect, not mapped to our content.
+   */
+  readonly effectClient: EffectMcpClient.McpClient
+  /** The server's notifications from the moment the stream is run (stdio only; empty over HTTP). */
+  readonly notifications: Stream.Stream<Notification>
+}
+
+/**
+ * True for a client made by {@link stdio} or {@link http}.
+ *
+ * @category guards
+ * @since 0.1.0
+ */
+export const isMcpClient = (u: unknown): u is McpClient => Predicate.hasProperty(u, TypeId)
+
+/**
+ * What every connection is told: how this client names itself to the server, and how long the handshake and each
+ * listing of tools may take (Effect's default: 60 seconds).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ConnectOptions {
+  readonly name?: string | undefined
+  readonly version?: string | undefined
+  readonly timeout?: Duration.Input | undefined
+}
+
+/**
+ * The options of {@link stdio}: the program that serves MCP on its standard input and output.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface StdioOptions extends ConnectOptions {
+  readonly command: string
+  readonly args?: ReadonlyArray<string> | undefined
+  /** The child's environment; without `extendEnv: true` it replaces the inherited one. */
+  readonly env?: Record<string, string> | undefined
+  readonly extendEnv?: boolean | undefined
+  readonly cwd?: string | undefined
+}
+
+/**
+ * The options of {@link http}: the Streamable HTTP endpoint, and headers for every request (authorization, say).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface HttpOptions extends ConnectOptions {
+  readonly url: string | URL
+  readonly headers?: Readonly<Record<string, string>> | undefined
+}
+
+/**
+ * The options of {@link tools}.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ToolsOptions {
+  /** Put before every server tool's name: `fs_` turns `read_file` into `fs_read_file`. */
+  readonly prefix?: string | undefined
+  /** Each call's timeout (the tools' `timeout` annotation): past it, kind `timeout`, and the server is told to cancel. */
+  readonly timeout?: Duration.Input | undefined
+}
+
+// ---------------------------------------------------------------------------
+// The wire, as the server sent it
+// ---------------------------------------------------------------------------
+
+/**
+ * Where the transport leaves the raw result of the request the calling fiber makes. Effect's client decodes a
+ * result into bytes (strictly: unpadded base64 fails the whole call) and fills in MCP's defaults for hints the server
+ * never gave; our mapping wants the wire form as it came, so the transport keeps it here and hands Effect's decoder
+ * only what it needs.
+ */
+interface Capture {
+  result: unknown
+  readonly tools: Array<unknown>
+}
+
+const CurrentCapture = Context.Reference<Capture | undefined>("effect-llm-tools/mcp/McpClient/Capture", {
+  defaultValue: () => undefined
+})
+
+const isRecord = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+const capturing = (inner: EffectMcpClient.Transport): EffectMcpClient.Transport => ({
+  ...inner,
+  request: (message, tool) =>
+    Effect.gen(function*() {
+      const response = yield* inner.request(message, tool)
+      const capture = yield* CurrentCapture
+      if (capture === undefined || !("result" in response)) return response
+      const result: unknown = response.result
+      if (message.method === "tools/list") {
+        if (isRecord(result) && Array.isArray(result.tools)) capture.tools.push(...result.tools)
+        return response
+      }
+      if (message.method !== "tools/call" || !isRecord(result)) return response
+      capture.result = result
+      // Content and structured content are read from the capture; Effect checks the rest of the result.
+      const { content: _content, structuredContent: _structured, ...rest } = result
+      return { ...response, result: { ...rest, content: [] } } as McpSchema.JsonRpcResponse
+    })
+})
+
+// ---------------------------------------------------------------------------
+// Connecting
+// ---------------------------------------------------------------------------
+
+interface Internal {
+  readonly client: EffectMcpClient.McpClient
+  /** Where the server's notifications are published, when the transport lets them be seen. */
+  readonly pubsub: PubSub.PubSub<Notification> | undefined
+}
+
+const internals = new WeakMap<McpClient, Internal>()
+
+const internalOf = (client: McpClient): Internal => {
+  const internal = internals.get(client)
+  if (internal === undefined) throw new TypeError("not a client made by McpClient.stdio, McpClient.http or McpClient.fromTransport")
+  return internal
+}
+
+const connect = (
+  transport: EffectMcpClient.Transport,
+  options: ConnectOptions,
+  notifications: Stream.Stream<Notification>,
+  pubsub?: PubSub.PubSub<Notification>
+): Effect.Effect<McpClient, McpClientError.McpClientError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const client = yield* EffectMcpClient.make({
+      name: options.name ?? "effect-llm-tools",
+      version: options.version ?? "0.1.0",
+      timeout: options.timeout
+    }).pipe(Effect.provideService(EffectMcpClient.Transport, capturing(transport)))
+    const handle: McpClient = {
+      [TypeId]: TypeId,
+      serverInfo: client.serverInfo,
+      protocolVersion: client.protocolVersion,
+      instructions: client.instructions,
+      effectClient: client,
+      notifications
+    }
+    internals.set(handle, { client, pubsub })
+    return handle
+  })
+
+/**
+ * Connects over any of Effect's MCP transports (`effect/ai` `McpClient.Transport`): one of your own, or one made with
+ * Effect's constructors and options this module does not offer. {@link stdio} and {@link http} are this, with
+ * Effect's transports. The transport must speak MCP 2025-11-25 (`McpProtocol.v2025_11_25`). The server's
+ * notifications cannot come through a transport: give them as `notifications` (see {@link attach}), or the handle
+ * has none.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpClient as EffectMcpClient, McpProtocol } from "effect/ai"
+ * import { ChildProcess } from "effect/process"
+ * import * as NodeServices from "@effect/platform-node/NodeServices"
+ * import { McpClient } from "effect-llm-tools/mcp"
+ *
+ * const program = Effect.scoped(Effect.gen(function*() {
+ *   const transport = yield* EffectMcpClient.stdio({
+ *     command: ChildProcess.make("my-mcp-server", []),
+ *     protocol: McpProtocol.v2025_11_25,
+ *     maxMessageBytes: 64 * 1024 * 1024
+ *   })
+ *   const client = yield* McpClient.fromTransport(transport)
+ *   return yield* McpClient.tools(client)
+ * })).pipe(Effect.provide(NodeServices.layer))
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const fromTransport = (
+  transport: EffectMcpClient.Transport,
+  options?: ConnectOptions & { readonly notifications?: Stream.Stream<Notification> | undefined }
+): Effect.Effect<McpClient, McpClientError.McpClientError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const source = options?.notifications
+    if (source === undefined) return yield* connect(transport, options ?? {}, Stream.empty)
+    const pubsub = yield* PubSub.unbounded<Notification>()
+    yield* Effect.addFinalizer(() => PubSub.shutdown(pubsub))
+    yield* source.pipe(Stream.runForEach((notification) => PubSub.publish(pubsub, notification)), Effect.forkScoped)
+    return yield* connect(transport, options ?? {}, Stream.fromPubSub(pubsub), pubsub)
+  })
+
+const decoder = new TextDecoder()
+
+/**
+ * The lines of the child's stdout that are notifications, published as they pass. Responses (most of the bytes)
+ * are left to Effect's client, which drops every notification.
+ */
+const notificationTee = (pubsub: PubSub.PubSub<Notification>) => {
+  let buffer = ""
+  return (chunk: Uint8Array) =>
+    Effect.suspend(() => {
+      buffer += decoder.decode(chunk, { stream: true })
+      const found: Array<Notification> = []
+      let end: number
+      while ((end = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, end)
+        buffer = buffer.slice(end + 1)
+        if (!line.includes("\"method\"")) continue
+        let message: unknown
+        try {
+          message = JSON.parse(line)
+        } catch {
+          continue
+        }
+        if (isRecord(message) && typeof message.method === "string" && !("id" in message)) {
+          found.push(message.params === undefined
+            ? { method: message.method }
+            : { method: message.method, params: message.params })
+        }
+      }
+      return found.length === 0 ? Effect.void : PubSub.publishAll(pubsub, found)
+    })
+}
+
+/**
+ * Starts an MCP server as a child process and connects to it over its standard input and output. The child lives
+ * as long as the scope: closing it closes the child's input, then ends it (SIGTERM, then SIGKILL).
+ *
+ * The process is spawned by the `ChildProcessSpawner` of the context when there is one (a test can watch the wire
+ * through it), and by Node's otherwise. Fails with Effect's `McpClientError` when the program cannot be spawned, or
+ * the handshake fails.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpClient } from "effect-llm-tools/mcp"
+ *
+ * const program = Effect.scoped(Effect.gen(function*() {
+ *   const client = yield* McpClient.stdio({ command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] })
+ *   return yield* McpClient.tools(client, { prefix: "everything_", timeout: "30 seconds" })
+ * }))
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const stdio = (
+  options: StdioOptions
+): Effect.Effect<McpClient, McpClientError.McpClientError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const given = yield* Effect.serviceOption(ChildProcessSpawner.ChildProcessSpawner)
+    const open = Effect.gen(function*() {
+      const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
+      const pubsub = yield* PubSub.unbounded<Notification>()
+      yield* Effect.addFinalizer(() => PubSub.shutdown(pubsub))
+      const tee = notificationTee(pubsub)
+      const teeing = ChildProcessSpawner.make((command) =>
+        Effect.map(spawner.spawn(command), (handle) =>
+          ChildProcessSpawner.makeHandle({ ...handle, stdout: handle.stdout.pipe(Stream.tap(tee)) }))
+      )
+      const command = ChildProcess.make(options.command, [...(options.args ?? [])], {
+        ...(options.env === undefined ? {} : { env: options.env }),
+        ...(options.extendEnv === undefined ? {} : { extendEnv: options.extendEnv }),
+        ...(options.cwd === undefined ? {} : { cwd: options.cwd })
+      })
+      const transport = yield* EffectMcpClient.stdio({ command, protocol: McpProtocol.v2025_11_25 }).pipe(
+        Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, teeing)
+      )
+      return yield* connect(transport, options, Stream.fromPubSub(pubsub), pubsub)
+    })
+    return yield* Option.isSome(given)
+      ? Effect.provideService(open, ChildProcessSpawner.ChildProcessSpawner, given.value)
+      : open.pipe(Effect.provide(NodeServices.layer))
+  })
+
+/**
+ * Connects to an MCP server over Streamable HTTP. The connection (and its session) lasts as long as the scope.
+ *
+ * Requests go through the `HttpClient` of the context when there is one, and through `fetch` otherwise. Fails with
+ * Effect's `McpClientError` when the server cannot be reached or the handshake fails.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpClient } from "effect-llm-tools/mcp"
+ *
+ * const program = Effect.scoped(Effect.gen(function*() {
+ *   const client = yield* McpClient.http({ url: "http://127.0.0.1:3001/mcp", headers: { authorization: "Bearer …" } })
+ *   return yield* McpClient.tools(client)
+ * }))
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const http = (
+  options: HttpOptions
+): Effect.Effect<McpClient, McpClientError.McpClientError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const given = yield* Effect.serviceOption(HttpClient.HttpClient)
+    const open = Effect.gen(function*() {
+      const transport = yield* EffectMcpClient.http({
+        url: options.url,
+        protocol: McpProtocol.v2025_11_25,
+        headers: options.headers
+      })
+      return yield* connect(transport, options, Stream.empty)
+    })
+    return yield* Option.isSome(given)
+      ? Effect.provideService(open, HttpClient.HttpClient, given.value)
+      : open.pipe(Effect.provide(FetchHttpClient.layer))
+  })
+
+// ---------------------------------------------------------------------------
+// Importing tools
+// ---------------------------------------------------------------------------
+
+/** Our annotations from the hints the server gave: only those it gave, never MCP's defaults for the others. */
+const annotationsOf = (raw: Record<string, unknown>, timeout: Duration.Input | undefined): Tool.Annotations => {
+  const hints = isRecord(raw.annotations) ? raw.annotations : {}
+  const annotations: { -readonly [K in keyof Tool.Annotations]: Tool.Annotations[K] } = {}
+  const title = typeof raw.title === "string" ? raw.title : hints.title
+  if (typeof title === "string") annotations.title = title
+  if (typeof hints.readOnlyHint === "boolean") annotations.readOnly = hints.readOnlyHint
+  if (typeof hints.destructiveHint === "boolean") annotations.destructive = hints.destructiveHint
+  if (typeof hints.idempotentHint === "boolean") annotations.idempotent = hints.idempotentHint
+  if (typeof hints.openWorldHint === "boolean") annotations.openWorld = hints.openWorldHint
+  if (timeout !== undefined) annotations.timeout = timeout
+  return annotations
+}
+
+const describeReason = (error: McpClientError.McpClientError): string => {
+  const reason = error.reason as { readonly _tag: string; readonly description?: unknown }
+  return typeof reason.description === "string" ? `${reason._tag}: ${reason.description}` : reason._tag
+}
+
+/** The error a failed request becomes: a timeout is `timeout`; anything else the connection did is `provider`. */
+const fromClientError = (name: string, error: McpClientError.McpClientError): ToolExecutionError.ToolExecutionError =>
+  error.reason._tag === "TimeoutError"
+    ? ToolExecutionError.timeout()
+    : ToolExecutionError.makeSafe("provider", `MCP tool \`${name}\` failed: ${describeReason(error)}`, error)
+
+/** The call of one imported tool: `tools/call`, and its result read from the wire. */
+const callOf = (
+  client: EffectMcpClient.McpClient,
+  descriptor: McpSchema.Tool,
+  name: string,
+  timeout: Duration.Input | undefined,
+  outputSchema: () => DynamicTool.JsonSchema | undefined
+) =>
+(args: DynamicTool.Arguments): Effect.Effect<ToolOutput.ToolOutput, ToolExecutionError.ToolExecutionError> =>
+  Effect.gen(function*() {
+    const capture: Capture = { result: undefined, tools: [] }
+    yield* client.callTool(
+      { tool: descriptor, arguments: args as Record<string, unknown> },
+      timeout === undefined ? undefined : { timeout }
+    ).pipe(
+      Effect.provideService(CurrentCapture, capture),
+      Effect.mapError((error) => fromClientError(name, error))
+    )
+    const result = capture.result
+    if (!isRecord(result)) {
+      return yield* ToolExecutionError.makeSafe("provider", `MCP tool \`${name}\` answered without a result`)
+    }
+    const read = McpContent.fromMcp(result.content, result.structuredContent)
+    if (Result.isFailure(read)) {
+      return yield* ToolExecutionError.makeSafe(
+        "provider",
+        `MCP tool \`${name}\` answered with content that cannot be read: ${read.failure.message}`,
+        read.failure
+      )
+    }
+    const output = read.success
+    if (result.isError === true) {
+      return yield* new ToolExecutionError.ToolExecutionError({
+        kind: "other",
+        message: `MCP tool \`${name}\` reported an error: ${bounded(ToolOutput.render(output))}`,
+        modelOutput: output,
+        retryable: undefined,
+        refused: false
+      })
+    }
+    const schema = outputSchema()
+    if (schema !== undefined) {
+      // MCP requires structured content that matches the declared output schema; dispatch checks a result that is
+      // one Json block, this checks it wherever it stands among the blocks.
+      if (result.structuredContent === undefined) {
+        return yield* ToolExecutionError.makeSafe(
+          "other",
+          `MCP tool \`${name}\` has an outputSchema but answered without structuredContent`
+        )
+      }
+      const checked = validatorOf(schema).validate(result.structuredContent)
+      if (Result.isFailure(checked)) {
+        const failure = checked.failure
+        return yield* ToolExecutionError.makeSafe(
+          "other",
+          failure._tag === "Mismatch"
+            ? `MCP tool \`${name}\`: the structuredContent does not match the outputSchema:\n${failure.message}`
+            : `MCP tool \`${name}\`: the outputSchema cannot be used: ${failure.reason}`,
+          failure._tag === "Mismatch" ? undefined : failure.cause
+        )
+      }
+    }
+    return output
+  })
+
+/**
+ * The server's tools, as portable tools to put in a `ToolSet` or a `ToolServer`: named with the prefix, described,
+ * with the server's `inputSchema` as their parameters (checked locally by dispatch), its `outputSchema`, its title
+ * and hints as annotations (`readOnly`, `destructive`, `idempotent`, `openWorld`: only those the server gave), and
+ * the timeout.
+ *
+ * A call sends `tools/call` and reads the result with `McpContent.fromMcp`:
+ * - `structuredContent` becomes a Json block, and must match the `outputSchema` (else kind `other`);
+ * - `isError: true` is kind `other`, and the model sees the server's content;
+ * - past the timeout, kind `timeout`, and the server is sent `notifications/cancelled`;
+ * - a connection that fails or a server that exits, and content that cannot be read, are kind `provider`.
+ *
+ * Base64 data is kept as the server sent it: data that is not strict base64 (unpadded, say) is not refused here.
+ *
+ * A tool that cannot be imported is left out, with a warning in the log that says why: its name (with the prefix)
+ * is not a valid tool name, repeats another's, or its schemas are not usable JSON Schemas. Tools that need
+ * task-augmented execution are not listed by Effect's client, and so are not imported.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ToolSet } from "effect-llm-tools"
+ * import { McpClient } from "effect-llm-tools/mcp"
+ *
+ * const program = Effect.scoped(Effect.gen(function*() {
+ *   const client = yield* McpClient.stdio({ command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] })
+ *   const tools = yield* McpClient.tools(client, { prefix: "ev_", timeout: "1 minute" })
+ *   return ToolSet.make(...tools)
+ * }))
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const tools = (
+  client: McpClient,
+  options?: ToolsOptions
+): Effect.Effect<Array<DynamicTool.PortableTool>, McpClientError.McpClientError> =>
+  Effect.gen(function*() {
+    const { client: effectClient } = internalOf(client)
+    const capture: Capture = { result: undefined, tools: [] }
+    const listed = yield* effectClient.listTools().pipe(Effect.provideService(CurrentCapture, capture))
+    const rawByName = new Map<string, Record<string, unknown>>()
+    for (const raw of capture.tools) {
+      if (isRecord(raw) && typeof raw.name === "string" && !rawByName.has(raw.name)) rawByName.set(raw.name, raw)
+    }
+    const prefix = options?.prefix ?? ""
+    const timeout = options?.timeout
+    const imported: Array<DynamicTool.PortableTool> = []
+    const names = new Set<string>()
+    for (const descriptor of listed) {
+      const name = prefix + descriptor.name
+      if (names.has(name)) {
+        yield* Effect.logWarning(`MCP tool \`${bounded(name)}\` is not imported: the server lists it twice`)
+        continue
+      }
+      const raw = rawByName.get(descriptor.name) ?? {}
+      let tool: DynamicTool.PortableTool | undefined
+      try {
+        tool = DynamicTool.portable(name, {
+          description: descriptor.description ?? descriptor.title ?? "",
+          parameters: descriptor.inputSchema as DynamicTool.JsonSchema,
+          outputSchema: descriptor.outputSchema as DynamicTool.JsonSchema | undefined,
+          annotations: annotationsOf(raw, timeout),
+          call: callOf(effectClient, descriptor, name, timeout, () => tool?.jsonSchemas?.outputSchema)
+        })
+      } catch (error) {
+        yield* Effect.logWarning(
+          `MCP tool \`${bounded(name)}\` is not imported: ${error instanceof Error ? error.message : String(error)}`
+        )
+        continue
+      }
+      names.add(name)
+      imported.push(tool)
+    }
+    return imported
+  })
+
+// ---------------------------------------------------------------------------
+// Following the server's list
+// ---------------------------------------------------------------------------
+
+/**
+ * What {@link attach} gives: a way to re-list the server's tools now, for a transport that cannot see
+ * `notifications/tools/list_changed` (Streamable HTTP).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Attached {
+  /** Lists the server's tools and brings the ToolServer in line with them, as a `list_changed` does. */
+  readonly refresh: Effect.Effect<void, McpClientError.McpClientError>
+}
+
+const specOf = (tool: Tool.Any | undefined): DynamicTool.Spec | undefined =>
+  tool !== undefined && DynamicTool.isPortable(tool) ? tool.spec : undefined
+
+/**
+ * Registers the server's tools (as {@link tools} imports them) into a `ToolServer`, and keeps them in line with the
+ * server's list for as long as the scope lasts: each `notifications/tools/list_changed` (stdio) lists the tools again,
+ * as {@link Attached.refresh} does.
+ *
+ * - A newer listing is never undone by an older one that finishes later: a listing is applied only when no listing
+ *   started after it was applied already.
+ * - A name that was registered in the ToolServer by anyone else since is never replaced, and never removed.
+ * - A tool the server dropped is removed only if the ToolServer still holds the very tool that was registered for it.
+ *
+ * These hold against changes made before the listing is applied; the ToolServer has no compare-and-set, so a tool
+ * registered by another fiber while a listing is being applied can still be replaced.
+ *
+ * @example
+ * ```ts
+ * import { Context, Effect } from "effect"
+ * import { ToolServer, ToolSet } from "effect-llm-tools"
+ * import { McpClient } from "effect-llm-tools/mcp"
+ *
+ * class Tools extends Context.Service<Tools, ToolServer.ToolServer>()("app/Tools") {}
+ *
+ * const program = Effect.scoped(Effect.gen(function*() {
+ *   const client = yield* McpClient.stdio({ command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] })
+ *   yield* McpClient.attach(client, Tools, { prefix: "ev_" })
+ *   const server = yield* Tools
+ *   return (yield* server.snapshot()).definitions
+ * })).pipe(Effect.provide(ToolServer.layer(Tools, { tools: ToolSet.empty })))
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const attach = <I, PerCall>(
+  client: McpClient,
+  server: Context.Key<I, ToolServer.ToolServer<PerCall>>,
+  options?: ToolsOptions
+): Effect.Effect<Attached, McpClientError.McpClientError, I | Scope.Scope> =>
+  Effect.gen(function*() {
+    const target = yield* server
+    const { pubsub } = internalOf(client)
+    // Subscribed before the first listing: a change the server makes meanwhile is not missed.
+    const subscription = pubsub === undefined ? undefined : yield* PubSub.subscribe(pubsub)
+    /** The spec of the tool registered for each name: what tells our tool from anyone else's. */
+    const ours = new Map<string, DynamicTool.Spec>()
+    const applying = yield* Semaphore.make(1)
+    let started = 0
+    let applied = 0
+
+    const apply = (listed: ReadonlyArray<DynamicTool.PortableTool>) =>
+      Effect.gen(function*() {
+        // Without a query a snapshot ranks nothing, and cannot fail.
+        const registered = (yield* Effect.orDie(target.snapshot())).toolSet
+        const now = (name: string) => specOf(Option.getOrUndefined(ToolSet.get(registered, name)))
+        const isOurs = (name: string) => {
+          const spec = now(name)
+          return spec !== undefined && spec === ours.get(name)
+        }
+        const names = new Set(listed.map((tool) => tool.name))
+        for (const [name] of ours) {
+          if (names.has(name)) continue
+          if (isOurs(name)) yield* target.remove(name)
+          ours.delete(name)
+        }
+        for (const tool of listed) {
+          const taken = Option.isSome(ToolSet.get(registered, tool.name)) && !isOurs(tool.name)
+          if (taken) {
+            ours.delete(tool.name)
+            continue
+          }
+          yield* target.add(tool)
+          ours.set(tool.name, tool.spec)
+        }
+      })
+
+    const refresh = Effect.gen(function*() {
+      const generation = ++started
+      const listed = yield* tools(client, options)
+      yield* Semaphore.withPermits(applying, 1)(Effect.suspend(() => {
+        if (generation < applied) return Effect.void
+        applied = generation
+        return apply(listed)
+      }))
+    })
+
+    yield* refresh
+    if (subscription !== undefined) {
+      yield* Effect.forever(
+        Effect.flatMap(PubSub.take(subscription), (notification) =>
+          notification.method === "notifications/tools/list_changed"
+            ? refresh.pipe(
+              Effect.catch((error) => Effect.logWarning(`MCP tools could not be listed again: ${describeReason(error)}`))
+            )
+            : Effect.void)
+      ).pipe(Effect.forkScoped)
+    }
+    return { refresh }
+  })
