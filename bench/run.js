@@ -12,6 +12,7 @@ import * as parameterText from "../dist/internal/parameterText.js"
 import { Tool, ToolEmbedding, ToolIndex } from "effect-llm-tools"
 import { evaluateRetrieval, retrievalTable } from "./retrieval/eval.js"
 import { measureSelection, selectionTable } from "./selection.js"
+import { measureMcp, mcpTable, mcpTargets } from "./mcp.js"
 import { measureServer, serverConcurrencyTable, serverPerCallTable, serverTargets } from "./server.js"
 import {
   bytesPerCall, calibrate, fmtBytes, fmtMiB, fmtNs, fmtX, interleave, median, ratioStats, table, warmup
@@ -200,6 +201,11 @@ const concTable = table(
 const server = await measureServer(config, log)
 
 // ---------------------------------------------------------------------------------------------------------------
+// 3c. MCP: one tools/call through our client to our server over an in-memory transport, against the SDK's pair
+
+const mcp = await measureMcp({ warmupMs: config.warmupMs, roundMs: 4 * config.roundMs, rounds: config.rounds }, log)
+
+// ---------------------------------------------------------------------------------------------------------------
 // 3b. tool selection: ToolIndex build and select times, and retrieval quality on real MCP tool definitions
 
 log(`[bench] tool selection: speed over 100, 1,000 and 10,000 tools; retrieval evaluation`)
@@ -254,6 +260,7 @@ const target = (what, measured, pass) => targets.push([pass ? "PASS" : "FAIL", w
     concOurs.peak <= 1.1 * concBase.peak
   )
   for (const [what, measured, pass] of serverTargets(server)) target(what, measured, pass)
+  for (const [what, measured, pass] of mcpTargets(mcp)) target(what, measured, pass)
   target("ToolIndex.select over 10,000 tools ≤ 5 ms median", `${selection10k.selectMedianMs.toFixed(3)} ms`, selection10k.selectMedianMs <= 5)
   target("ToolIndex.make over 10,000 tools ≤ 1.5 s", `${selection10k.buildMs.toFixed(0)} ms`, selection10k.buildMs <= 1500)
   {
@@ -352,6 +359,16 @@ sample in a fresh Node process after a 200-call warm-up; ${config.concurrencyRep
 repetition, the wall-time ratio taken per repetition.
 
 ${serverConcurrencyTable(server)}
+
+## MCP: a round trip through our client and our server
+
+\`bench/mcp.js\`: one \`tools/call\` of the \`add\` tool with the 64 argument texts, awaited one at a time. Ours: the tool
+imported with \`McpClient.tools\` and executed with \`ToolSet.execute\`, over an in-memory pair of queues carrying
+JSON-RPC text, to our \`McpServer\` serving the typed \`add\` (both built on Effect's MCP implementation). The SDK's:
+its \`Client\` calling its \`McpServer\` over its \`InMemoryTransport\`, with the same tool (zod schemas, structured
+output). ${config.rounds} interleaved rounds; the ratio is taken per round, then the median.
+
+${mcpTable(mcp)}
 
 ## Tool selection: ToolIndex over 100, 1,000 and 10,000 tools
 

@@ -47,6 +47,7 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "effect/http"
+import type { RpcServer } from "effect/rpc"
 import { createServer } from "node:http"
 import * as ToolCall from "../ToolCall.ts"
 import * as ToolContext from "../ToolContext.ts"
@@ -356,6 +357,23 @@ export const layerStdio = <I, S extends Serveable>(
     Layer.provide(NodeStdio.layer),
     Layer.provide(Layer.succeed(References.LogToStderr, true))
   ) as Layer.Layer<never, Cause.IllegalArgumentError, I>
+
+/**
+ * Serves the tools of `tag` over a transport you provide: Effect's `RpcServer.Protocol` (an in-memory pair in a
+ * benchmark or a test, say). `layerStdio` and `layerHttp` are this with their transports.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = <I, S extends Serveable>(
+  tag: Context.Key<I, S>,
+  options: Options
+): Layer.Layer<never, Cause.IllegalArgumentError, I | RpcServer.Protocol> =>
+  EffectMcpServer.layer({
+    ...serverInfo(options),
+    protocols,
+    registrations: registrations(tag, Effect.void)
+  }) as unknown as Layer.Layer<never, Cause.IllegalArgumentError, I | RpcServer.Protocol>
 
 const serverInfo = (options: Options) => ({
   name: options.name,

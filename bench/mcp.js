@@ -1,0 +1,209 @@
+// The MCP round-trip rows: one `tools/call` of the `add` tool through our MCP client to our MCP server, over an
+// in-memory transport, against the official SDK's client calling an SDK server over its in-memory transport.
+//   node bench/mcp.js [--quick]      these rows alone (against dist/, after `npm run build`)
+// `npm run bench` runs them with the rest.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { Context, Deferred, Effect, Exit, Layer, Queue, Scope } from "effect"
+import { McpProtocol } from "effect/ai"
+import { RpcSerialization, RpcServer } from "effect/rpc"
+import { ToolCall, ToolSet } from "effect-llm-tools"
+import { McpClient, McpServer } from "effect-llm-tools/mcp"
+import { fileURLToPath } from "node:url"
+import { z } from "zod"
+import { argumentTexts, expectedValue, makeOurAdd } from "./contenders.js"
+import { calibrate, fmtNs, fmtX, interleave, median, ratioStats, table, warmup } from "./measure.js"
+
+class BenchTools extends Context.Service()("bench/McpTools") {}
+
+/**
+ * Our server on one end of a pair of in-memory queues, and an MCP client transport on the other: each direction
+ * carries one JSON-RPC message per element, serialized as on stdio.
+ */
+const ourPair = Effect.gen(function*() {
+  const toServer = yield* Queue.unbounded()
+  const toClient = yield* Queue.unbounded()
+  const serialization = RpcSerialization.jsonRpc()
+  const protocol = RpcServer.Protocol.make((writeRequest) =>
+    Effect.gen(function*() {
+      const parser = serialization.makeUnsafe()
+      yield* Queue.take(toServer).pipe(
+        Effect.flatMap((frame) => Effect.forEach(parser.decode(frame), (message) => writeRequest(0, message), { discard: true })),
+        Effect.forever,
+        Effect.forkScoped
+      )
+      return {
+        disconnects: yield* Queue.make(),
+        send: (_clientId, response) => {
+          const encoded = parser.encode(response)
+          return typeof encoded === "string" ? Effect.asVoid(Queue.offer(toClient, encoded)) : Effect.void
+        },
+        end: () => Effect.void,
+        clientIds: Effect.succeed(new Set([0])),
+        initialMessage: Effect.succeedNone,
+        supportsAck: false,
+        supportsTransferables: false,
+        supportsSpanPropagation: false,
+        supportsNotifications: true,
+        codecFor: serialization.codecFor
+      }
+    })
+  )
+  yield* Layer.build(
+    McpServer.layer(BenchTools, { name: "bench", version: "1.0.0" }).pipe(
+      Layer.provide(Layer.effect(RpcServer.Protocol, protocol)),
+      Layer.provide(ToolSet.toLayer(BenchTools, ToolSet.make(makeOurAdd())))
+    )
+  )
+  // The client side: responses are matched to requests by id.
+  const pending = new Map()
+  yield* Queue.take(toClient).pipe(
+    Effect.flatMap((frame) =>
+      Effect.sync(() => {
+        for (const message of [].concat(JSON.parse(frame))) {
+          const waiter = pending.get(message.id)
+          if (waiter !== undefined) {
+            pending.delete(message.id)
+            Deferred.doneUnsafe(waiter, Exit.succeed(message))
+          }
+        }
+      })
+    ),
+    Effect.forever,
+    Effect.forkScoped
+  )
+  const transport = {
+    ["~effect/ai/McpClient/Transport"]: "~effect/ai/McpClient/Transport",
+    protocol: McpProtocol.v2025_11_25,
+    isCallable: () => true,
+    notify: (message) => Effect.asVoid(Queue.offer(toServer, JSON.stringify(message))),
+    request: (message) =>
+      Effect.suspend(() => {
+        const waiter = Deferred.makeUnsafe()
+        pending.set(message.id, waiter)
+        return Effect.andThen(Queue.offer(toServer, JSON.stringify(message)), Deferred.await(waiter))
+      })
+  }
+  const client = yield* McpClient.fromTransport(transport)
+  return ToolSet.make(...(yield* McpClient.tools(client)))
+})
+
+const textAt = (i) => argumentTexts[i & 63]
+
+/** The two contenders: ours (client → server through our dispatch on both ends) and the SDK's. */
+export const makeMcpContenders = async () => {
+  const scope = await Effect.runPromise(Scope.make())
+  const imported = await Effect.runPromise(Scope.provide(ourPair, scope))
+  const ours = {
+    name: "ours: McpClient → McpServer (in-memory transport), runPromise/call",
+    key: "ours",
+    async: true,
+    one: async (i) => {
+      const result = await Effect.runPromise(
+        ToolSet.execute(imported, ToolCall.make({ id: `call_${i & 63}`, name: "add", arguments: textAt(i) }))
+      )
+      if (result.status !== "success") throw new Error(`ours: ${result.status}`)
+      return result.output.content[0].value.value
+    }
+  }
+  const server = new SdkMcpServer({ name: "bench", version: "1.0.0" })
+  server.registerTool(
+    "add",
+    {
+      description: "Add two integers",
+      inputSchema: { left: z.number().int(), right: z.number().int() },
+      outputSchema: { value: z.number().int() }
+    },
+    async ({ left, right }) => {
+      const structuredContent = { value: left + right }
+      return { content: [{ type: "text", text: JSON.stringify(structuredContent) }], structuredContent }
+    }
+  )
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair()
+  const client = new Client({ name: "bench-client", version: "1.0.0" })
+  await Promise.all([server.connect(serverTransport), client.connect(clientTransport)])
+  await client.listTools()
+  const sdk = {
+    name: "MCP SDK: Client → McpServer (in-memory transport), per call",
+    key: "sdk",
+    async: true,
+    one: async (i) => {
+      const result = await client.callTool({ name: "add", arguments: JSON.parse(textAt(i)) })
+      return result.structuredContent.value
+    }
+  }
+  const contenders = [ours, sdk].map((c) => ({
+    ...c,
+    run: async (n) => {
+      let last
+      for (let i = 0; i < n; i++) last = await c.one(i)
+      return last
+    }
+  }))
+  for (const c of contenders) {
+    for (const i of [0, 11, 63]) {
+      const got = await c.one(i)
+      if (got !== expectedValue(i)) throw new Error(`${c.name}: got ${got}, expected ${expectedValue(i)}`)
+    }
+  }
+  return {
+    contenders,
+    close: async () => {
+      await Promise.all([client.close(), server.close()])
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  }
+}
+
+/** Interleaved rounds of both contenders. */
+export const measureMcp = async ({ warmupMs, roundMs, rounds }, log = () => {}) => {
+  log(`[bench] MCP round trip: ${rounds} interleaved rounds`)
+  const { contenders, close } = await makeMcpContenders()
+  for (const c of contenders) await warmup(c, warmupMs)
+  const sizes = []
+  for (const c of contenders) sizes.push(await calibrate(c, roundMs))
+  const samples = await interleave(contenders, sizes, rounds)
+  await close()
+  return { contenders: contenders.map(({ name, key }) => ({ name, key })), samples }
+}
+
+/** The target: ours is not slower than the SDK's round trip (the per-round ratio's median). */
+export const mcpTargets = (measured) => {
+  const ratio = ratioStats(measured.samples[0], measured.samples[1]).median
+  return [[
+    "MCP round trip: our client → our server ≤ 1× the SDK's client → SDK server (in-memory transports)",
+    fmtX(ratio),
+    ratio <= 1
+  ]]
+}
+
+/** The per-call table of the MCP rows. */
+export const mcpTable = (measured) =>
+  table(
+    ["contender", "median / call", "min", "max", "× SDK (median of rounds [min–max])"],
+    measured.contenders.map((c, j) => {
+      const xs = measured.samples[j]
+      const vs = j === 1 ? undefined : ratioStats(xs, measured.samples[1])
+      return [
+        c.name,
+        fmtNs(median(xs)),
+        fmtNs(Math.min(...xs)),
+        fmtNs(Math.max(...xs)),
+        vs === undefined ? "—" : `${fmtX(vs.median)} [${fmtX(vs.min)}–${fmtX(vs.max)}]`
+      ]
+    }),
+    ["l", "r", "r", "r", "r"]
+  )
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const quick = process.argv.includes("--quick")
+  const measured = await measureMcp(
+    quick ? { warmupMs: 250, roundMs: 20, rounds: 9 } : { warmupMs: 1000, roundMs: 40, rounds: 21 },
+    (...args) => console.error(...args)
+  )
+  console.log(table(["", "target", "measured"], mcpTargets(measured).map(([w, m, p]) => [`**${p ? "PASS" : "FAIL"}**`, w, m])))
+  console.log()
+  console.log(mcpTable(measured))
+  process.exit(0)
+}
