@@ -11,13 +11,15 @@ import {
   LoggingMessageNotificationSchema,
   ToolListChangedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import type { Cause, Layer } from "effect"
-import { Context } from "effect"
+import type { Cause } from "effect"
+import { Context, Effect, Layer, Queue, Schema } from "effect"
+import { RpcSerialization, RpcServer } from "effect/rpc"
+import type * as RpcMessage from "effect/rpc/RpcMessage"
 import type { HttpServer, HttpServerError } from "effect/http"
 import { type ChildProcess, spawn } from "node:child_process"
 import { request } from "node:http"
 import { fileURLToPath } from "node:url"
-import type { ToolServer, ToolSet } from "../../src/index.ts"
+import { Tool, type ToolServer, ToolSet } from "../../src/index.ts"
 import { McpServer } from "../../src/mcp/index.ts"
 import { png } from "../fixtures/mcpData.ts"
 import { CurrentUser } from "../support/userTools.ts"
@@ -378,4 +380,74 @@ describe("McpServer: types", () => {
     // @ts-expect-error
     McpServer.layerStdio(NeedsUser, { name: "n", version: "1" })
   })
+})
+
+describe("McpServer.layer: over a protocol the caller provides", () => {
+  it.effect("serves the tools of a ToolSet service over an in-memory RPC protocol", () =>
+    Effect.gen(function*() {
+      const toServer = yield* Queue.unbounded<string>()
+      const toClient = yield* Queue.unbounded<string>()
+      const serialization = RpcSerialization.jsonRpc()
+      const protocol = RpcServer.Protocol.make((writeRequest) =>
+        Effect.gen(function*() {
+          const parser = serialization.makeUnsafe()
+          yield* Queue.take(toServer).pipe(
+            Effect.flatMap((frame) =>
+              Effect.forEach(
+                parser.decode(frame) as ReadonlyArray<RpcMessage.FromClientEncoded>,
+                (message) => writeRequest(0, message),
+                { discard: true }
+              )
+            ),
+            Effect.forever,
+            Effect.forkScoped
+          )
+          return {
+            disconnects: yield* Queue.make<number>(),
+            send: (_clientId: number, response: RpcMessage.FromServerEncoded) => {
+              const encoded = parser.encode(response)
+              return typeof encoded === "string" ? Effect.asVoid(Queue.offer(toClient, encoded)) : Effect.void
+            },
+            end: () => Effect.void,
+            clientIds: Effect.succeed(new Set([0])),
+            initialMessage: Effect.succeedNone,
+            supportsAck: false,
+            supportsTransferables: false,
+            supportsSpanPropagation: false,
+            supportsNotifications: true,
+            codecFor: serialization.codecFor
+          }
+        })
+      )
+      class Served extends Context.Service<Served, ToolSet.Service<never>>()("test/Served") {}
+      const Echo = Tool.make("echo", {
+        description: "Echo the text back",
+        parameters: Schema.Struct({ text: Schema.String }),
+        call: ({ text }) => Effect.succeed(text)
+      })
+      yield* Layer.build(
+        McpServer.layer(Served, { name: "memory", version: "1.0.0" }).pipe(
+          Layer.provide(Layer.effect(RpcServer.Protocol, protocol)),
+          Layer.provide(ToolSet.toLayer(Served, ToolSet.make(Echo)))
+        )
+      )
+      const send = (message: object) => Queue.offer(toServer, JSON.stringify(message))
+      const answer = (id: number) =>
+        Effect.gen(function*() {
+          while (true) {
+            const message = JSON.parse(yield* Queue.take(toClient)) as { readonly id?: number; readonly result?: any }
+            if (message.id === id) return message.result
+          }
+        })
+      yield* send({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "memory", version: "1" } }
+      })
+      assert.strictEqual((yield* answer(1)).protocolVersion, "2025-11-25")
+      yield* send({ jsonrpc: "2.0", method: "notifications/initialized" })
+      yield* send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } })
+      assert.deepStrictEqual((yield* answer(2)).content, [{ type: "text", text: "hi" }])
+    }).pipe(Effect.scoped))
 })
