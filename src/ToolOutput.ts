@@ -351,7 +351,7 @@ const describeMetaFailure = (failure: CopyFailure, limits: JsonLimits): string =
  * sentence after the field's name.
  */
 const checkMeta = (meta: unknown, limits: JsonLimits): ToolResultContent.Meta | string => {
-  if (typeof meta !== "object" || meta === null || Array.isArray(meta)) return " is not a JSON object"
+  if (!Predicate.isObject(meta)) return " is not a JSON object"
   const copied = copyJson(meta, limits)
   return Result.isSuccess(copied)
     ? copied.success as ToolResultContent.Meta
@@ -363,7 +363,7 @@ const checkMeta = (meta: unknown, limits: JsonLimits): ToolResultContent.Meta | 
  * the block Schemas know are kept, as decoding keeps them.
  */
 const checkAnnotations = (annotations: unknown): ToolResultContent.Annotations | string => {
-  if (typeof annotations !== "object" || annotations === null || Array.isArray(annotations)) {
+  if (!Predicate.isObject(annotations)) {
     return " are not an object"
   }
   const { audience, priority, lastModified } = annotations as Record<string, unknown>
@@ -403,7 +403,7 @@ const checkIcons = (icons: unknown): ReadonlyArray<ToolResultContent.Icon> | str
   const copy: Array<ToolResultContent.Icon> = []
   for (let i = 0; i < length; i++) {
     const icon: unknown = icons[i]
-    if (typeof icon !== "object" || icon === null || Array.isArray(icon)) return `[${i}] is not an object`
+    if (!Predicate.isObject(icon)) return `[${i}] is not an object`
     const { src, mimeType, sizes, theme } = icon as Record<string, unknown>
     if (typeof src !== "string") return `[${i}].src is not a string`
     const checked: Types.Mutable<ToolResultContent.Icon> = { src }

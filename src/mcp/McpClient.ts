@@ -146,9 +146,6 @@ const CurrentCapture = Context.Reference<Capture | undefined>("effect-llm-tools/
   defaultValue: () => undefined
 })
 
-const isRecord = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
-
 const capturing = (inner: EffectMcpClient.Transport): EffectMcpClient.Transport => ({
   ...inner,
   request: (message, tool) =>
@@ -158,10 +155,10 @@ const capturing = (inner: EffectMcpClient.Transport): EffectMcpClient.Transport 
       if (capture === undefined || !("result" in response)) return response
       const result: unknown = response.result
       if (message.method === "tools/list") {
-        if (isRecord(result) && Array.isArray(result.tools)) capture.tools.push(...result.tools)
+        if (Predicate.isObject(result) && Array.isArray(result.tools)) capture.tools.push(...result.tools)
         return response
       }
-      if (message.method !== "tools/call" || !isRecord(result)) return response
+      if (message.method !== "tools/call" || !Predicate.isObject(result)) return response
       capture.result = result
       // Content and structured content are read from the capture; Effect checks the rest of the result.
       const { content: _content, structuredContent: _structured, ...rest } = result
@@ -276,7 +273,7 @@ const notificationTee = (pubsub: PubSub.PubSub<Notification>) => {
         } catch {
           continue
         }
-        if (isRecord(message) && typeof message.method === "string" && !("id" in message)) {
+        if (Predicate.isObject(message) && typeof message.method === "string" && !("id" in message)) {
           found.push(message.params === undefined
             ? { method: message.method }
             : { method: message.method, params: message.params })
@@ -381,7 +378,7 @@ export const http = (
 
 /** Our annotations from the hints the server gave: only those it gave, never MCP's defaults for the others. */
 const annotationsOf = (raw: Record<string, unknown>, timeout: Duration.Input | undefined): Tool.Annotations => {
-  const hints = isRecord(raw.annotations) ? raw.annotations : {}
+  const hints = Predicate.isObject(raw.annotations) ? raw.annotations : {}
   const annotations: { -readonly [K in keyof Tool.Annotations]: Tool.Annotations[K] } = {}
   const title = typeof raw.title === "string" ? raw.title : hints.title
   if (typeof title === "string") annotations.title = title
@@ -423,7 +420,7 @@ const callOf = (
       Effect.mapError((error) => fromClientError(name, error))
     )
     const result = capture.result
-    if (!isRecord(result)) {
+    if (!Predicate.isObject(result)) {
       return yield* ToolExecutionError.makeSafe("provider", `MCP tool \`${name}\` answered without a result`)
     }
     const read = McpContent.fromMcp(result.content, result.structuredContent)
@@ -513,7 +510,7 @@ export const tools = (
     const listed = yield* effectClient.listTools().pipe(Effect.provideService(CurrentCapture, capture))
     const rawByName = new Map<string, Record<string, unknown>>()
     for (const raw of capture.tools) {
-      if (isRecord(raw) && typeof raw.name === "string" && !rawByName.has(raw.name)) rawByName.set(raw.name, raw)
+      if (Predicate.isObject(raw) && typeof raw.name === "string" && !rawByName.has(raw.name)) rawByName.set(raw.name, raw)
     }
     const prefix = options?.prefix ?? ""
     const timeout = options?.timeout

@@ -14,7 +14,7 @@
  *
  * @since 0.1.0
  */
-import { Data, Result, Schema } from "effect"
+import { Data, Predicate, Result, Schema } from "effect"
 import * as McpSchema from "effect/ai/McpSchema"
 import * as ToolOutput from "../ToolOutput.ts"
 import * as ToolResultContent from "../ToolResultContent.ts"
@@ -243,9 +243,6 @@ const toMcpBlock = (block: ToolResultContent.ToolResultContent, structured: bool
   return wire
 }
 
-const isPlainObject = (value: Schema.Json): value is Schema.JsonObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 /**
  * The MCP content of an output, block by block and in order:
  *
@@ -280,8 +277,9 @@ export const toMcp = (
 ): McpToolContent => {
   const blocks = output.content
   const only = blocks.length === 1 ? blocks[0] : undefined
-  if (options?.structured === true && only?._tag === "Json" && isPlainObject(only.value)) {
-    return { content: [toMcpBlock(only, true)], structuredContent: only.value }
+  if (options?.structured === true && only?._tag === "Json" && Predicate.isObject(only.value)) {
+    // A Json block's value is JSON: an object of it is a JSON object.
+    return { content: [toMcpBlock(only, true)], structuredContent: only.value as Schema.JsonObject }
   }
   return { content: blocks.map((block) => toMcpBlock(block, false)) }
 }
