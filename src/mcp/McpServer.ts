@@ -31,6 +31,7 @@ import {
   Fiber,
   Layer,
   Logger,
+  Predicate,
   PubSub,
   Queue,
   References,
@@ -168,12 +169,16 @@ const registrations = <I, S extends Serveable>(
     const served = yield* tag
     const mcp = yield* EffectMcpServer.McpServer
     let calls = 0
-    const register = (definition: ToolDefinition.ToolDefinition) =>
-      mcp.addTool({
-        tool: toMcpTool(definition),
+    const register = (definition: ToolDefinition.ToolDefinition) => {
+      const tool = toMcpTool(definition)
+      // A tool listed with an output schema answers a JSON object with structuredContent too.
+      const structured = tool.outputSchema !== undefined
+      return mcp.addTool({
+        tool,
         annotations: Context.empty(),
-        handle: (args: unknown) => Effect.suspend(() => serveCall(mcp, served, definition, args, ++calls))
+        handle: (args: unknown) => Effect.suspend(() => serveCall(mcp, served, tool.name, structured, args, ++calls))
       })
+    }
     if (!ToolServer.isToolServer(served)) {
       yield* Effect.forEach(served.definitions ?? [], register, { discard: true })
       return
@@ -205,16 +210,18 @@ const registrations = <I, S extends Serveable>(
 const serveCall = (
   mcp: EffectMcpServer.McpServer["Service"],
   served: Serveable,
-  definition: ToolDefinition.ToolDefinition,
+  name: string,
+  structured: boolean,
   args: unknown,
   count: number
 ) =>
   Effect.gen(function*() {
     const request = yield* McpSchema.McpRequestContext
-    const meta = isJsonObject(request.requestMetadata) ? request.requestMetadata : {}
+    // The metadata came as JSON: an object of it is a JSON object.
+    const meta = Predicate.isObject(request.requestMetadata) ? request.requestMetadata as Schema.JsonObject : {}
     const call = ToolCall.make({
       id: `mcp_${request.clientId}_${count}`,
-      name: definition.name,
+      name,
       arguments: args === undefined ? {} : args
     })
     const notified = { progress: false }
@@ -230,7 +237,7 @@ const serveCall = (
       // Effect's MCP server sets the level `Effect.log` writes at to the client's `logging/setLevel`: the tool's
       // own logs keep their levels, and the server filters the forwarded ones by the client's.
       Effect.provideService(References.CurrentLogLevel, "Info"),
-      Effect.updateService(Logger.CurrentLoggers, (loggers) => new Set([...loggers, forwarder(logs, definition.name)]))
+      Effect.updateService(Logger.CurrentLoggers, (loggers) => new Set([...loggers, forwarder(logs, name)]))
     )
     yield* Queue.end(logs)
     yield* Fiber.join(sending)
@@ -238,7 +245,7 @@ const serveCall = (
     // progress as soon as its result is read: an update read in the same chunk as the result is lost. A call that
     // reported progress waits a few milliseconds before it answers, so that its last update arrives on its own.
     if (notified.progress) yield* Effect.sleep(5)
-    return yield* toCallToolResult(result, hasObjectOutput(definition))
+    return yield* toCallToolResult(result, structured)
   })
 
 /** The answer of a call: its output as MCP content; an error or denied call is `isError`. */
@@ -260,8 +267,6 @@ const toCallToolResult = (
     )
   )
 }
-
-const isJsonObject = (u: unknown): u is Schema.JsonObject => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
  * Where a call's progress goes: `notifications/progress` with the request's token, only growing, as MCP requires.
