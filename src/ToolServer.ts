@@ -13,9 +13,8 @@
 import { Context, Duration, Effect, Layer, Option, Predicate, PubSub, Schedule, Stream } from "effect"
 import { capture, withCaptured } from "./internal/captured.ts"
 import {
-  Batch,
   concurrencyOf,
-  dispatchAll,
+  dispatchBatch,
   dispatchOne,
   type ExecuteOptions,
   limitsOf,
@@ -325,17 +324,14 @@ const makeServer = <PerCall>(
     withCaptured(
       captured,
       Effect.suspend(() => {
-        const batch = new Batch()
         const concurrency = read(options, "concurrency")
-        return Effect.flatMap(
-          dispatchAll(
-            registryOf(options, current),
-            calls,
-            limitsOf(options),
-            concurrency === undefined ? "unbounded" : concurrencyOf(concurrency),
-            { policy, batch }
-          ),
-          (results) => stopped(batch, results, results)
+        return dispatchBatch(
+          registryOf(options, current),
+          calls,
+          limitsOf(options),
+          concurrency === undefined ? "unbounded" : concurrencyOf(concurrency),
+          policy,
+          runStopped
         )
       })
     )
@@ -410,16 +406,6 @@ const registryOf = (options: ServerExecuteOptions | undefined, current: ToolSet.
 
 const runStopped = (reason: string, results: ReadonlyArray<ToolResult>): ToolHooks.ToolRunStopped =>
   new ToolHooks.ToolRunStopped({ reason, results })
-
-/** Fails with `ToolRunStopped` when a hook stopped the batch; otherwise succeeds with `value`. */
-const stopped = <A>(
-  batch: Batch,
-  results: ReadonlyArray<ToolResult>,
-  value: A
-): Effect.Effect<A, ToolHooks.ToolRunStopped> =>
-  batch.stopped === undefined
-    ? Effect.succeed(value)
-    : Effect.fail(runStopped(batch.stopped, results))
 
 /** One option, read safely: options that cannot be read are as if not given. */
 const read = <O extends object, K extends keyof O>(options: O | undefined, key: K): unknown => {

@@ -300,7 +300,7 @@ export interface Policy {
 }
 
 /** One batch of a server's calls: the reason of the first `stop`, once a hook decided one. */
-export class Batch {
+class Batch {
   stopped: string | undefined = undefined
   stop(reason: string): void {
     if (this.stopped === undefined) this.stopped = reason
@@ -332,13 +332,41 @@ export const dispatchOne = <E>(
 ): Effect.Effect<ToolResult, E, any> =>
   Effect.withFiber((fiber) => {
     const batch = new Batch()
-    const end = (result: ToolResult | undefined): Effect.Effect<ToolResult, E> =>
-      batch.stopped === undefined
-        ? Effect.succeed(result!)
-        : Effect.fail(stopped(batch.stopped, result === undefined ? [] : [result]))
+    // Without a stop, the call has its result.
+    const end = (result: ToolResult | undefined) =>
+      endBatch(batch, stopped, result === undefined ? [] : [result], result!)
     const outcome = begin(fiber, registry(), call, limits, policy, batch, resumed)
     return Effect.isEffect(outcome) ? Effect.flatMap(outcome, end) : end(outcome)
   })
+
+/**
+ * Runs a batch of a server's calls: their results, in call order, or the failure `stopped` makes when a hook stopped
+ * the batch (with the results of the calls that ran). Never dies.
+ */
+export const dispatchBatch = <E>(
+  registry: Registry,
+  calls: Iterable<ToolCall.ToolCall> | null | undefined,
+  limits: CallLimits,
+  concurrency: number | "unbounded",
+  policy: Policy,
+  stopped: (reason: string, results: ReadonlyArray<ToolResult>) => E
+): Effect.Effect<Array<ToolResult>, E, any> =>
+  Effect.suspend(() => {
+    const batch = new Batch()
+    return Effect.flatMap(
+      dispatchAll(registry, calls, limits, concurrency, { policy, batch }),
+      (results) => endBatch(batch, stopped, results, results)
+    )
+  })
+
+/** The end of a batch: `value`, or the failure `stopped` makes of `results` when a hook stopped it. */
+const endBatch = <A, E>(
+  batch: Batch,
+  stopped: (reason: string, results: ReadonlyArray<ToolResult>) => E,
+  results: ReadonlyArray<ToolResult>,
+  value: A
+): Effect.Effect<A, E> =>
+  batch.stopped === undefined ? Effect.succeed(value) : Effect.fail(stopped(batch.stopped, results))
 
 const start = (
   registry: Registry,
