@@ -354,6 +354,20 @@ export const makeContenders = async () => {
   })
 
   // MCP: client → in-memory transport → server → tool → back; ends with the result's text content.
+  const sdk = await makeSdkMcpPair()
+  add("MCP SDK client→server (in-memory transport)", "peer", true, async (i) => {
+    const result = await sdk.client.callTool({ name: "add", arguments: JSON.parse(textAt(i)) })
+    return result.content[0].text
+  })
+
+  return { contenders, recording, close: sdk.close }
+}
+
+/**
+ * The official MCP SDK's pair: its `Client` connected to its `McpServer` serving the `add` tool (zod schemas,
+ * structured output) over its `InMemoryTransport`, the tool list read once.
+ */
+export const makeSdkMcpPair = async () => {
   const server = new McpServer({ name: "bench", version: "1.0.0" })
   server.registerTool(
     "add",
@@ -371,12 +385,7 @@ export const makeContenders = async () => {
   const client = new Client({ name: "bench-client", version: "1.0.0" })
   await Promise.all([server.connect(serverTransport), client.connect(clientTransport)])
   await client.listTools()
-  add("MCP SDK client→server (in-memory transport)", "peer", true, async (i) => {
-    const result = await client.callTool({ name: "add", arguments: JSON.parse(textAt(i)) })
-    return result.content[0].text
-  })
-
-  return { contenders, recording, close: () => Promise.all([client.close(), server.close()]) }
+  return { client, close: () => Promise.all([client.close(), server.close()]) }
 }
 
 /** What each contender must produce for call i (its final text, or our ToolResult's Json value). */

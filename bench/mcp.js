@@ -2,18 +2,14 @@
 // in-memory transport, against the official SDK's client calling an SDK server over its in-memory transport.
 //   node bench/mcp.js [--quick]      these rows alone (against dist/, after `npm run build`)
 // `npm run bench` runs them with the rest.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
-import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { Context, Deferred, Effect, Exit, Layer, Queue, Scope } from "effect"
 import { McpProtocol } from "effect/ai"
 import { RpcSerialization, RpcServer } from "effect/rpc"
 import { ToolCall, ToolSet } from "effect-llm-tools"
 import { McpClient, McpServer } from "effect-llm-tools/mcp"
 import { fileURLToPath } from "node:url"
-import { z } from "zod"
-import { argumentTexts, expectedValue, makeOurAdd } from "./contenders.js"
-import { calibrate, fmtNs, fmtX, interleave, median, ratioStats, table, warmup } from "./measure.js"
+import { argumentTexts, expectedValue, makeOurAdd, makeSdkMcpPair } from "./contenders.js"
+import { fmtNs, fmtX, measureRounds, median, ratioStats, table } from "./measure.js"
 
 class BenchTools extends Context.Service()("bench/McpTools") {}
 
@@ -107,29 +103,13 @@ export const makeMcpContenders = async () => {
       return result.output.content[0].value.value
     }
   }
-  const server = new SdkMcpServer({ name: "bench", version: "1.0.0" })
-  server.registerTool(
-    "add",
-    {
-      description: "Add two integers",
-      inputSchema: { left: z.number().int(), right: z.number().int() },
-      outputSchema: { value: z.number().int() }
-    },
-    async ({ left, right }) => {
-      const structuredContent = { value: left + right }
-      return { content: [{ type: "text", text: JSON.stringify(structuredContent) }], structuredContent }
-    }
-  )
-  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair()
-  const client = new Client({ name: "bench-client", version: "1.0.0" })
-  await Promise.all([server.connect(serverTransport), client.connect(clientTransport)])
-  await client.listTools()
+  const pair = await makeSdkMcpPair()
   const sdk = {
     name: "MCP SDK: Client → McpServer (in-memory transport), per call",
     key: "sdk",
     async: true,
     one: async (i) => {
-      const result = await client.callTool({ name: "add", arguments: JSON.parse(textAt(i)) })
+      const result = await pair.client.callTool({ name: "add", arguments: JSON.parse(textAt(i)) })
       return result.structuredContent.value
     }
   }
@@ -150,7 +130,7 @@ export const makeMcpContenders = async () => {
   return {
     contenders,
     close: async () => {
-      await Promise.all([client.close(), server.close()])
+      await pair.close()
       await Effect.runPromise(Scope.close(scope, Exit.void))
     }
   }
@@ -160,10 +140,7 @@ export const makeMcpContenders = async () => {
 export const measureMcp = async ({ warmupMs, roundMs, rounds }, log = () => {}) => {
   log(`[bench] MCP round trip: ${rounds} interleaved rounds`)
   const { contenders, close } = await makeMcpContenders()
-  for (const c of contenders) await warmup(c, warmupMs)
-  const sizes = []
-  for (const c of contenders) sizes.push(await calibrate(c, roundMs))
-  const samples = await interleave(contenders, sizes, rounds)
+  const { samples } = await measureRounds(contenders, { warmupMs, roundMs, rounds })
   await close()
   return { contenders: contenders.map(({ name, key }) => ({ name, key })), samples }
 }

@@ -81,6 +81,17 @@ export const interleave = async (contenders, sizes, rounds, onRound) => {
   return samples
 }
 
+/**
+ * Warms every contender up, sizes its batch to about `roundMs`, then runs `rounds` interleaved rounds. Returns the
+ * batch sizes and, per contender, the ns per call of each round.
+ */
+export const measureRounds = async (contenders, { warmupMs, roundMs, rounds }) => {
+  for (const c of contenders) await warmup(c, warmupMs)
+  const sizes = []
+  for (const c of contenders) sizes.push(await calibrate(c, roundMs))
+  return { sizes, samples: await interleave(contenders, sizes, rounds) }
+}
+
 /** The per-round ratio a/b, summarized by its median, min and max. */
 export const ratioStats = (a, b) => {
   const ratios = a.map((x, r) => x / b[r])

@@ -15,7 +15,7 @@ import { measureSelection, selectionTable } from "./selection.js"
 import { measureMcp, mcpTable, mcpTargets } from "./mcp.js"
 import { measureServer, serverConcurrencyTable, serverPerCallTable, serverTargets } from "./server.js"
 import {
-  bytesPerCall, calibrate, fmtBytes, fmtMiB, fmtNs, fmtX, interleave, median, ratioStats, table, warmup
+  bytesPerCall, calibrate, fmtBytes, fmtMiB, fmtNs, fmtX, interleave, measureRounds, median, ratioStats, table, warmup
 } from "./measure.js"
 
 const quick = process.argv.includes("--quick")
@@ -128,10 +128,11 @@ for (const size of scaleSizes) {
   run(callCount)
   scaleContenders.push({ name: `ToolSet.execute, ${size.toLocaleString("en-US")} tool${size === 1 ? "" : "s"}`, async: false, run })
 }
-for (const c of scaleContenders) await warmup(c, config.warmupMs / 2)
-const scaleSizesN = []
-for (const c of scaleContenders) scaleSizesN.push(await calibrate(c, config.roundMs))
-const scaleSamples = await interleave(scaleContenders, scaleSizesN, config.scaleRounds)
+const { samples: scaleSamples } = await measureRounds(scaleContenders, {
+  warmupMs: config.warmupMs / 2,
+  roundMs: config.roundMs,
+  rounds: config.scaleRounds
+})
 const scaleTable = table(
   ["registry", "ToolSet.make", "median / call", "min", "max", "× 1 tool (per round)"],
   scaleContenders.map((c, j) => [

@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { Context, Effect, Exit, Layer, Schema, Scope } from "effect"
 import { ToolCall, ToolHooks, ToolServer, ToolSet, Tool } from "effect-llm-tools"
-import { bytesPerCall, calibrate, fmtBytes, fmtMiB, fmtNs, fmtX, interleave, median, ratioStats, table, warmup } from "./measure.js"
+import { bytesPerCall, fmtBytes, fmtMiB, fmtNs, fmtX, measureRounds, median, ratioStats, table } from "./measure.js"
 
 const Params = Schema.Struct({ left: Schema.Int, right: Schema.Int })
 const Success = Schema.Struct({ value: Schema.Int })
@@ -177,10 +177,7 @@ export const measureServer = async (
 ) => {
   log(`[bench] ToolServer per call: ${rounds} interleaved rounds`)
   const { contenders, close } = await makeServerContenders()
-  for (const c of contenders) await warmup(c, warmupMs)
-  const sizes = []
-  for (const c of contenders) sizes.push(await calibrate(c, roundMs))
-  const samples = await interleave(contenders, sizes, rounds)
+  const { sizes, samples } = await measureRounds(contenders, { warmupMs, roundMs, rounds })
   const allocs = []
   for (let j = 0; j < contenders.length; j++) {
     const n = Math.ceil(sizes[j] * allocMs / roundMs)
