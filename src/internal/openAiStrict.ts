@@ -16,7 +16,7 @@
  * as `prefixItems`, …) are refused with a {@link StrictSchemaError}, and so are nodes that accept any value (`{}`,
  * from `Schema.Unknown` or `Schema.Json`) and arrays without `items`.
  */
-import { Result } from "effect"
+import { Predicate, Result } from "effect"
 import type * as ToolCall from "../ToolCall.ts"
 import * as ToolDefinition from "../ToolDefinition.ts"
 import * as ToolSet from "../ToolSet.ts"
@@ -192,8 +192,6 @@ const supportedFormats = new Set(["date-time", "time", "date", "duration", "emai
 
 const defsPrefix = "#/$defs/"
 
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 /** True when a schema already admits `null`. */
 const admitsNull = (schema: Record<string, unknown>): boolean => {
   const type = schema.type
@@ -201,7 +199,7 @@ const admitsNull = (schema: Record<string, unknown>): boolean => {
   if (Array.isArray(schema.enum) && schema.enum.includes(null)) return true
   if (schema.const === null && "const" in schema) return true
   const anyOf = schema.anyOf
-  return Array.isArray(anyOf) && anyOf.some((branch) => isObject(branch) && admitsNull(branch))
+  return Array.isArray(anyOf) && anyOf.some((branch) => Predicate.isObject(branch) && admitsNull(branch))
 }
 
 /** The schema with a `null` alternative: `"type": [t, "null"]` where that is exact, `anyOf` otherwise. */
@@ -224,7 +222,7 @@ const compileNode = (
   node: unknown,
   path: string
 ): { readonly schema: Record<string, unknown>; readonly plan: Plan | undefined } => {
-  if (!isObject(node)) {
+  if (!Predicate.isObject(node)) {
     throw new Refusal(path, "schema", "a boolean schema (`true` / `false`) cannot be expressed in strict mode")
   }
   refuseKeywords(node, path, refused, mode)
@@ -268,7 +266,7 @@ const compileNode = (
         "objects with arbitrary keys (records, maps) cannot be expressed in strict mode"
       )
     }
-    const properties = isObject(node.properties) ? node.properties : {}
+    const properties = Predicate.isObject(node.properties) ? node.properties : {}
     const required = new Set(Array.isArray(node.required) ? node.required : [])
     const outProperties: Record<string, unknown> = {}
     const planProperties = new Map<string, { readonly optional: boolean; readonly plan: Plan | undefined }>()
@@ -316,7 +314,7 @@ export const compile = strictCompiler("OpenAI strict mode", (definition): Compil
   const compiled = compileNode(rest, "")
   const defs = new Map<string, Plan>()
   let parameters = compiled.schema
-  if (isObject($defs)) {
+  if (Predicate.isObject($defs)) {
     const outDefs: Record<string, unknown> = {}
     for (const [name, schema] of Object.entries($defs)) {
       const def = compileNode(schema, `/$defs/${escapePointer(name)}`)
@@ -333,7 +331,7 @@ export const compile = strictCompiler("OpenAI strict mode", (definition): Compil
       merged: plan,
       branches: branches.map((branch, index) => {
         const { schema, plan } = compileNode(branch, `/anyOf/${index}`)
-        return { schema, plan, keys: new Set(Object.keys(isObject(branch.properties) ? branch.properties : {})) }
+        return { schema, plan, keys: new Set(Object.keys(Predicate.isObject(branch.properties) ? branch.properties : {})) }
       })
     }
   }
@@ -468,7 +466,7 @@ const typeMatches = (type: unknown, value: unknown): boolean => {
     case "array":
       return Array.isArray(value)
     case "object":
-      return isObject(value)
+      return Predicate.isObject(value)
     default:
       return false
   }
@@ -485,7 +483,7 @@ const jsonEqual = (a: unknown, b: unknown): boolean => {
 }
 
 const resolveRef = (root: JsonSchema, ref: string): unknown => {
-  const defs = isObject(root.$defs) ? root.$defs : {}
+  const defs = Predicate.isObject(root.$defs) ? root.$defs : {}
   return ref === "#" ? root : ref.startsWith(defsPrefix) ? defs[ref.slice(defsPrefix.length)] : undefined
 }
 
@@ -494,14 +492,14 @@ const resolveRef = (root: JsonSchema, ref: string): unknown => {
  * chooses them leniently: what a value read leniently stands for.
  */
 const withoutStrayNulls = (root: JsonSchema, schema: unknown, value: unknown, hops: number): unknown => {
-  if (!isObject(schema) || value === null || typeof value !== "object" || hops >= maxHops) return value
+  if (!Predicate.isObject(schema) || value === null || typeof value !== "object" || hops >= maxHops) return value
   if (typeof schema.$ref === "string") return withoutStrayNulls(root, resolveRef(root, schema.$ref), value, hops + 1)
   if (Array.isArray(schema.anyOf)) {
     const branch = schema.anyOf.find((branch) => matches(root, branch, value, hops + 1, true))
     return withoutStrayNulls(root, branch, value, hops + 1)
   }
   if (Array.isArray(value)) return value.map((item) => withoutStrayNulls(root, schema.items, item, 0))
-  const properties = isObject(schema.properties) ? schema.properties : {}
+  const properties = Predicate.isObject(schema.properties) ? schema.properties : {}
   const out: Record<string, unknown> = {}
   for (const [key, field] of Object.entries(value)) {
     if (Object.hasOwn(properties, key)) setField(out, key, withoutStrayNulls(root, properties[key], field, 0))
@@ -518,7 +516,7 @@ const withoutStrayNulls = (root: JsonSchema, schema: unknown, value: unknown, ho
  * also lets a closed object carry `null` for keys it does not have.
  */
 const matches = (root: JsonSchema, schema: unknown, value: unknown, hops: number, lenient = false): boolean => {
-  if (!isObject(schema)) return schema !== false
+  if (!Predicate.isObject(schema)) return schema !== false
   if (typeof schema.$ref === "string") {
     const target = hops >= maxHops ? undefined : resolveRef(root, schema.$ref)
     if (target === undefined || !matches(root, target, value, hops + 1, lenient)) return false
@@ -546,8 +544,8 @@ const matches = (root: JsonSchema, schema: unknown, value: unknown, hops: number
     if (schema.items !== undefined && !value.every((item) => matches(root, schema.items, item, 0, lenient))) {
       return false
     }
-  } else if (isObject(value)) {
-    const properties = isObject(schema.properties) ? schema.properties : undefined
+  } else if (Predicate.isObject(value)) {
+    const properties = Predicate.isObject(schema.properties) ? schema.properties : undefined
     if (properties !== undefined) {
       for (const key of Object.keys(value)) {
         if (!Object.hasOwn(properties, key)) {

@@ -5,7 +5,7 @@
  * text), and the media helpers (data URLs, image media types recognized from base64). Each adapter keeps only its
  * wire shapes.
  */
-import { Data, Result } from "effect"
+import { Data, Predicate, Result } from "effect"
 import * as Tool from "../Tool.ts"
 import * as ToolDefinition from "../ToolDefinition.ts"
 import type { Status, ToolResult } from "../ToolResult.ts"
@@ -198,9 +198,6 @@ export interface Lowered {
   readonly branches: ReadonlyArray<JsonSchema> | undefined
 }
 
-const isNode = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
-
 const defsPrefix = "#/$defs/"
 
 /** JSON text for what a description shows of a value; a value JSON cannot write shows as `…`. */
@@ -223,10 +220,10 @@ const objectBranches = (
   depth: number
 ): Result.Result<Array<JsonSchema>, string> => {
   if (depth > 16) return Result.fail(`the union at ${at} nests too deep`)
-  if (!isNode(node)) return Result.fail(`the branch at ${at} is not an object schema`)
+  if (!Predicate.isObject(node)) return Result.fail(`the branch at ${at} is not an object schema`)
   if (typeof node.$ref === "string") {
     const target = node.$ref.startsWith(defsPrefix) ? defs[node.$ref.slice(defsPrefix.length)] : undefined
-    if (!isNode(target)) return Result.fail(`the branch at ${at} refers to a schema outside the root's $defs`)
+    if (!Predicate.isObject(target)) return Result.fail(`the branch at ${at} refers to a schema outside the root's $defs`)
     const { $ref: _, ...siblings } = node
     return objectBranches({ ...target, ...siblings }, defs, at, depth + 1)
   }
@@ -242,7 +239,7 @@ const objectBranches = (
     }
     return Result.succeed(out)
   }
-  const isObject = node.type === "object" || (node.type === undefined && isNode(node.properties))
+  const isObject = node.type === "object" || (node.type === undefined && Predicate.isObject(node.properties))
   if (!isObject || alternatives !== undefined || node.allOf !== undefined) {
     return Result.fail(`the branch at ${at} is not an object schema`)
   }
@@ -253,11 +250,11 @@ const requiredOf = (node: JsonSchema): ReadonlyArray<string> =>
   Array.isArray(node.required) ? node.required.filter((key): key is string => typeof key === "string") : []
 
 const propertiesOf = (node: JsonSchema): Readonly<Record<string, unknown>> =>
-  isNode(node.properties) ? node.properties : {}
+  Predicate.isObject(node.properties) ? node.properties : {}
 
 /** The single value a property schema allows (`const`, or a one-value `enum`): a discriminator. */
 const literalOf = (schema: unknown): { readonly value: unknown } | undefined => {
-  if (!isNode(schema)) return undefined
+  if (!Predicate.isObject(schema)) return undefined
   if ("const" in schema) return { value: schema.const }
   if (Array.isArray(schema.enum) && schema.enum.length === 1) return { value: schema.enum[0] }
   return undefined
@@ -307,7 +304,7 @@ const lower = (root: JsonSchema): Result.Result<Lowered, string> => {
     return Result.succeed({ parameters: root, branches: undefined })
   }
   if (root.anyOf !== undefined && root.oneOf !== undefined) return Result.fail("it has both `anyOf` and `oneOf`")
-  const defs = isNode(root.$defs) ? root.$defs : {}
+  const defs = Predicate.isObject(root.$defs) ? root.$defs : {}
   const {
     additionalProperties: _additional,
     anyOf: _anyOf,
@@ -322,7 +319,7 @@ const lower = (root: JsonSchema): Result.Result<Lowered, string> => {
   if (Result.isFailure(found)) return Result.fail(found.failure)
   if (found.success.length === 0) return Result.fail("the union has no branches")
   // Properties stated beside the union hold in every branch.
-  const common = isNode(ownProperties) ? ownProperties : {}
+  const common = Predicate.isObject(ownProperties) ? ownProperties : {}
   const commonRequired = requiredOf(root)
   const branches: Array<JsonSchema> = []
   for (const branch of found.success) {

@@ -22,7 +22,7 @@
  *
  * @since 0.1.0
  */
-import { Result } from "effect"
+import { Predicate, Result } from "effect"
 import { defineField } from "../internal/json.ts"
 import {
   escapePointer,
@@ -226,11 +226,9 @@ const typedKeywords = ["type", "anyOf", "oneOf", "allOf", "$ref", "enum", "const
 
 const mode = "strict tool use"
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 /** Compiles one node; records every local reference in `refs`; throws a `Refusal` for what cannot be expressed. */
 const compileNode = (node: unknown, path: string, refs: Set<string>): Record<string, unknown> => {
-  if (!isRecord(node)) {
+  if (!Predicate.isObject(node)) {
     throw new Refusal(path, "schema", "a boolean schema (`true` / `false`) cannot be expressed")
   }
   // Checked before anything is compiled: a tuple is refused for its `prefixItems`, not kept as a looser array.
@@ -267,7 +265,7 @@ const compileNode = (node: unknown, path: string, refs: Set<string>): Record<str
         break
       }
       case "properties": {
-        if (!isRecord(value)) throw new Refusal(path, "properties", "`properties` must be an object")
+        if (!Predicate.isObject(value)) throw new Refusal(path, "properties", "`properties` must be an object")
         const properties: Record<string, unknown> = {}
         for (const [name, property] of Object.entries(value)) {
           defineField(properties, name, compileNode(property, `${path}/properties/${escapePointer(name)}`, refs))
@@ -326,7 +324,7 @@ const compileStrict = strictCompiler("Anthropic strict tool use", (definition): 
   for (const keyword of ["$defs", "definitions"] as const) {
     const defs = root[keyword]
     if (defs === undefined) continue
-    if (!isRecord(defs)) throw new Refusal(`/${keyword}`, keyword, `\`${keyword}\` must be an object`)
+    if (!Predicate.isObject(defs)) throw new Refusal(`/${keyword}`, keyword, `\`${keyword}\` must be an object`)
     const out: Record<string, unknown> = {}
     for (const [name, schema] of Object.entries(defs)) {
       const refs = new Set<string>()
