@@ -443,14 +443,16 @@ const callOf = (
     }
     const schema = outputSchema()
     if (schema !== undefined) {
-      // MCP requires structured content that matches the declared output schema; dispatch checks a result that is
-      // one Json block, this checks it wherever it stands among the blocks.
+      // MCP requires structured content that matches the declared output schema.
       if (result.structuredContent === undefined) {
         return yield* ToolExecutionError.makeSafe(
           "other",
           `MCP tool \`${name}\` has an outputSchema but answered without structuredContent`
         )
       }
+      // An output that is that one Json block is checked by dispatch, against the same schema: this checks it only
+      // where it stands beside other blocks, which dispatch does not look into.
+      if (Option.isSome(ToolOutput.asJson(output))) return output
       const checked = validatorOf(schema).validate(result.structuredContent)
       if (Result.isFailure(checked)) {
         const failure = checked.failure
