@@ -123,7 +123,10 @@ export interface HttpOptions extends ConnectOptions {
 export interface ToolsOptions {
   /** Put before every server tool's name: `fs_` turns `read_file` into `fs_read_file`. */
   readonly prefix?: string | undefined
-  /** Each call's timeout (the tools' `timeout` annotation): past it, kind `timeout`, and the server is told to cancel. */
+  /**
+   * Each call's timeout, as the tools' `timeout` annotation: dispatch ends a call past it with kind `timeout`, and the
+   * server is told to cancel.
+   */
   readonly timeout?: Duration.Input | undefined
 }
 
@@ -132,13 +135,11 @@ export interface ToolsOptions {
 // ---------------------------------------------------------------------------
 
 /**
- * Where the transport leaves the raw result of the request the calling fiber makes. Effect's client decodes a
- * result into bytes (strictly: unpadded base64 fails the whole call) and fills in MCP's defaults for hints the server
- * never gave; our mapping wants the wire form as it came, so the transport keeps it here and hands Effect's decoder
- * only what it needs.
+ * Where the transport leaves the raw tool list of the listing the calling fiber makes. Effect's client fills in MCP's
+ * defaults for hints the server never gave; our annotations want only those the server gave, so the transport keeps
+ * the list as it came here.
  */
 interface Capture {
-  result: unknown
   readonly tools: Array<unknown>
 }
 
@@ -149,20 +150,13 @@ const CurrentCapture = Context.Reference<Capture | undefined>("effect-llm-tools/
 const capturing = (inner: EffectMcpClient.Transport): EffectMcpClient.Transport => ({
   ...inner,
   request: (message, tool) =>
-    Effect.gen(function*() {
+    message.method !== "tools/list" ? inner.request(message, tool) : Effect.gen(function*() {
       const response = yield* inner.request(message, tool)
       const capture = yield* CurrentCapture
       if (capture === undefined || !("result" in response)) return response
       const result: unknown = response.result
-      if (message.method === "tools/list") {
-        if (Predicate.isObject(result) && Array.isArray(result.tools)) capture.tools.push(...result.tools)
-        return response
-      }
-      if (message.method !== "tools/call" || !Predicate.isObject(result)) return response
-      capture.result = result
-      // Content and structured content are read from the capture; Effect checks the rest of the result.
-      const { content: _content, structuredContent: _structured, ...rest } = result
-      return { ...response, result: { ...rest, content: [] } } as McpSchema.JsonRpcResponse
+      if (Predicate.isObject(result) && Array.isArray(result.tools)) capture.tools.push(...result.tools)
+      return response
     })
 })
 
@@ -172,6 +166,8 @@ const capturing = (inner: EffectMcpClient.Transport): EffectMcpClient.Transport 
 
 interface Internal {
   readonly client: EffectMcpClient.McpClient
+  /** The connection itself: tool calls go straight through it (see `callOf`). */
+  readonly transport: EffectMcpClient.Transport
   /** Where the server's notifications are published, when the transport lets them be seen. */
   readonly pubsub: PubSub.PubSub<Notification> | undefined
 }
@@ -204,7 +200,7 @@ const connect = (
       effectClient: client,
       notifications
     }
-    internals.set(handle, { client, pubsub })
+    internals.set(handle, { client, transport, pubsub })
     return handle
   })
 
@@ -401,25 +397,41 @@ const fromClientError = (name: string, error: McpClientError.McpClientError): To
     ? ToolExecutionError.timeout()
     : ToolExecutionError.makeSafe("provider", `MCP tool \`${name}\` failed: ${describeReason(error)}`, error)
 
-/** The call of one imported tool: `tools/call`, and its result read from the wire. */
+/** Ids of our own `tools/call` requests: strings, so that they never meet the numbers Effect's client counts. */
+let callIds = 0
+
+/**
+ * The call of one imported tool: `tools/call`, and its result read from the wire.
+ *
+ * The request goes straight through the transport, not through Effect's `callTool`: the raw result is all we read,
+ * and `callTool` would check its payload and result twice with Schemas, and race every call against the client's
+ * closing, for nothing we use. The transport still matches the response, fails the call when the connection ends,
+ * and tells the server to cancel when the call is interrupted (by the tool's `timeout`, which dispatch enforces).
+ */
 const callOf = (
-  client: EffectMcpClient.McpClient,
+  transport: EffectMcpClient.Transport,
   descriptor: McpSchema.Tool,
   name: string,
-  timeout: Duration.Input | undefined,
   outputSchema: () => DynamicTool.JsonSchema | undefined
 ) =>
 (args: DynamicTool.Arguments): Effect.Effect<ToolOutput.ToolOutput, ToolExecutionError.ToolExecutionError> =>
   Effect.gen(function*() {
-    const capture: Capture = { result: undefined, tools: [] }
-    yield* client.callTool(
-      { tool: descriptor, arguments: args as Record<string, unknown> },
-      timeout === undefined ? undefined : { timeout }
-    ).pipe(
-      Effect.provideService(CurrentCapture, capture),
-      Effect.mapError((error) => fromClientError(name, error))
-    )
-    const result = capture.result
+    const response = yield* transport.request(
+      {
+        jsonrpc: "2.0",
+        id: `call-${++callIds}`,
+        method: "tools/call",
+        params: { name: descriptor.name, arguments: args }
+      } as McpSchema.JsonRpcRequest,
+      descriptor
+    ).pipe(Effect.mapError((error) => fromClientError(name, error)))
+    if ("error" in response) {
+      const message = Predicate.isObject(response.error) && typeof response.error.message === "string"
+        ? response.error.message
+        : "an error without a message"
+      return yield* ToolExecutionError.makeSafe("provider", `MCP tool \`${name}\` failed: ProtocolError: ${bounded(message)}`)
+    }
+    const result: unknown = response.result
     if (!Predicate.isObject(result)) {
       return yield* ToolExecutionError.makeSafe("provider", `MCP tool \`${name}\` answered without a result`)
     }
@@ -507,8 +519,8 @@ export const tools = (
   options?: ToolsOptions
 ): Effect.Effect<Array<DynamicTool.PortableTool>, McpClientError.McpClientError> =>
   Effect.gen(function*() {
-    const { client: effectClient } = internalOf(client)
-    const capture: Capture = { result: undefined, tools: [] }
+    const { client: effectClient, transport } = internalOf(client)
+    const capture: Capture = { tools: [] }
     const listed = yield* effectClient.listTools().pipe(Effect.provideService(CurrentCapture, capture))
     const rawByName = new Map<string, Record<string, unknown>>()
     for (const raw of capture.tools) {
@@ -532,7 +544,7 @@ export const tools = (
           parameters: descriptor.inputSchema as DynamicTool.JsonSchema,
           outputSchema: descriptor.outputSchema as DynamicTool.JsonSchema | undefined,
           annotations: annotationsOf(raw, timeout),
-          call: callOf(effectClient, descriptor, name, timeout, () => tool?.jsonSchemas?.outputSchema)
+          call: callOf(transport, descriptor, name, () => tool?.jsonSchemas?.outputSchema)
         })
       } catch (error) {
         yield* Effect.logWarning(
