@@ -27,8 +27,9 @@ import {
   ByteSize,
   Cause,
   Context,
+  Deferred,
   Effect,
-  Fiber,
+  Exit,
   Layer,
   Logger,
   Predicate,
@@ -168,6 +169,7 @@ const registrations = <I, S extends Serveable>(
   Layer.effectDiscard(Effect.gen(function*() {
     const served = yield* tag
     const mcp = yield* EffectMcpServer.McpServer
+    const logs = yield* forwarding(mcp)
     let calls = 0
     const register = (definition: ToolDefinition.ToolDefinition) => {
       const tool = toMcpTool(definition)
@@ -176,7 +178,7 @@ const registrations = <I, S extends Serveable>(
       return mcp.addTool({
         tool,
         annotations: Context.empty(),
-        handle: (args: unknown) => Effect.suspend(() => serveCall(mcp, served, tool.name, structured, args, ++calls))
+        handle: (args: unknown) => Effect.suspend(() => serveCall(mcp, logs, served, tool.name, structured, args, ++calls))
       })
     }
     if (!ToolServer.isToolServer(served)) {
@@ -206,9 +208,35 @@ const registrations = <I, S extends Serveable>(
     yield* Effect.forEach(snapshot.definitions, register, { discard: true })
   }))
 
+/**
+ * What the served tools log, on its way to the client: log messages, and marks a call leaves once it is done, so that
+ * it answers only when all it logged has gone out.
+ */
+type Forwarded = LogMessage | Deferred.Deferred<void>
+
+/**
+ * One fiber, for as long as the server, sends the tools' logs as `notifications/message`, in the order they were
+ * written. A fiber per call would cost every call a fork and a join, logging or not.
+ */
+const forwarding = (mcp: EffectMcpServer.McpServer["Service"]) =>
+  Effect.gen(function*() {
+    const logs = yield* Queue.unbounded<Forwarded>()
+    yield* Queue.take(logs).pipe(
+      Effect.flatMap((entry) =>
+        "level" in entry
+          ? Effect.ignore(mcp.notifications["notifications/message"](entry))
+          : Deferred.done(entry, Exit.void)
+      ),
+      Effect.forever,
+      Effect.forkScoped
+    )
+    return logs
+  })
+
 /** One `tools/call`: through dispatch, with the request's metadata, progress and logs, mapped back to MCP. */
 const serveCall = (
   mcp: EffectMcpServer.McpServer["Service"],
+  logs: Queue.Queue<Forwarded>,
   served: Serveable,
   name: string,
   structured: boolean,
@@ -224,12 +252,7 @@ const serveCall = (
       name,
       arguments: args === undefined ? {} : args
     })
-    const notified = { progress: false }
-    // What the tool logs goes out in order, and all of it before the result.
-    const logs = yield* Queue.unbounded<LogMessage, Cause.Done>()
-    const sending = yield* Effect.forkChild(
-      Stream.runForEach(Stream.fromQueue(logs), (message) => Effect.ignore(mcp.notifications["notifications/message"](message)))
-    )
+    const notified = { progress: false, logged: false }
     const result = yield* served.execute(call).pipe(
       Effect.catchTag("ToolRunStopped", (stopped) => Effect.succeed(stopped.results[0] ?? stopped)),
       Effect.provideService(RequestMeta, meta),
@@ -237,10 +260,14 @@ const serveCall = (
       // Effect's MCP server sets the level `Effect.log` writes at to the client's `logging/setLevel`: the tool's
       // own logs keep their levels, and the server filters the forwarded ones by the client's.
       Effect.provideService(References.CurrentLogLevel, "Info"),
-      Effect.updateService(Logger.CurrentLoggers, (loggers) => new Set([...loggers, forwarder(logs, name)]))
+      Effect.updateService(Logger.CurrentLoggers, (loggers) => new Set([...loggers, forwarder(logs, name, notified)]))
     )
-    yield* Queue.end(logs)
-    yield* Fiber.join(sending)
+    // What the tool logged goes out in order, and all of it before the result.
+    if (notified.logged) {
+      const flushed = Deferred.makeUnsafe<void>()
+      Queue.offerUnsafe(logs, flushed)
+      yield* Deferred.await(flushed)
+    }
     // The official SDK's client hands a progress update to its handler a microtask late, and forgets the call's
     // progress as soon as its result is read: an update read in the same chunk as the result is lost. A call that
     // reported progress waits a few milliseconds before it answers, so that its last update arrives on its own.
@@ -309,13 +336,14 @@ interface LogMessage {
 }
 
 /** A logger that queues what the tool logs, to go to the client as `notifications/message`. */
-const forwarder = (logs: Queue.Queue<LogMessage, Cause.Done>, tool: string) =>
+const forwarder = (logs: Queue.Queue<Forwarded>, tool: string, notified: { logged: boolean }) =>
   Logger.make((options) => {
     const level = mcpLevels[options.logLevel]
     if (level === undefined) return
     const message = Array.isArray(options.message) && options.message.length === 1
       ? options.message[0]
       : options.message
+    notified.logged = true
     Queue.offerUnsafe(logs, { level, logger: tool, data: typeof message === "string" ? message : safeJson(message) })
   })
 
