@@ -45,6 +45,10 @@ const series = (id: string) =>
       .filter((snapshot) => snapshot.id === id)
       .map((snapshot) => ({ attributes: snapshot.attributes, state: snapshot.state })))
 
+// Attributes as a string that does not depend on the order their keys were set in.
+const canonical = (attributes: unknown) =>
+  JSON.stringify(Object.entries(attributes as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
+
 const withFreshRegistry = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.provideService(effect, Metric.MetricRegistry, new Map())
 
@@ -277,6 +281,96 @@ describe("ToolSet telemetry", () => {
         assert.deepStrictEqual(yield* countIn(first), [1])
         assert.deepStrictEqual(yield* countIn(second), [2])
       }))
+
+    it.effect("the metric attributes of the caller's context are carried, each set its own series", () =>
+      withFreshRegistry(Effect.gen(function*() {
+        const run = (attributes: Record<string, string> | undefined) => {
+          const program = ToolSet.execute(set, call("add", { left: 1, right: 2 }))
+          return attributes === undefined
+            ? program
+            : Effect.provideService(program, Metric.CurrentMetricAttributes, attributes)
+        }
+        yield* run(undefined)
+        yield* run({ tenant: "a" })
+        // The same attributes in another object, and in another order, are the same series.
+        yield* run({ tenant: "a" })
+        yield* run({ tenant: "b", region: "eu" })
+        yield* run({ region: "eu", tenant: "b" })
+        yield* run(undefined)
+        const counts = (yield* series("gen_ai.tool.calls"))
+          .map(({ attributes, state }) => [attributes, (state as Metric.CounterState<number>).count] as const)
+          .sort(([a], [b]) => canonical(a).localeCompare(canonical(b)))
+        assert.deepStrictEqual(counts, [
+          [{ "gen_ai.tool.name": "add", "tool.status": "success", region: "eu", tenant: "b" }, 2],
+          [{ "gen_ai.tool.name": "add", "tool.status": "success", tenant: "a" }, 2],
+          [{ "gen_ai.tool.name": "add", "tool.status": "success" }, 2]
+        ])
+        const durations = yield* series("gen_ai.tool.duration")
+        assert.deepStrictEqual(
+          durations.map(({ state }) => (state as Metric.HistogramState).count).sort(),
+          [2, 2, 2]
+        )
+      })))
+
+    it.effect("two sets with a tool of the same name count into the same series", () =>
+      withFreshRegistry(Effect.gen(function*() {
+        const other = ToolSet.make(Tool.make("add", {
+          description: "Add two numbers, another way",
+          parameters: Schema.Struct({ left: Schema.Number, right: Schema.Number }),
+          call: ({ left, right }) => Effect.succeed(left + right)
+        }))
+        yield* ToolSet.execute(set, call("add", { left: 1, right: 2 }))
+        yield* ToolSet.execute(other, call("add", { left: 1, right: 2 }))
+        yield* ToolSet.execute(set, call("add", { left: 1, right: 2 }))
+        const counts = yield* series("gen_ai.tool.calls")
+        assert.deepStrictEqual(
+          counts.map(({ attributes, state }) => [attributes, (state as Metric.CounterState<number>).count]),
+          [[{ "gen_ai.tool.name": "add", "tool.status": "success" }, 3]]
+        )
+      })))
+
+    it.effect("calls rotating over 300 tools are counted per tool, exactly, with histograms as Effect's own", () =>
+      withFreshRegistry(Effect.gen(function*() {
+        const tools = Array.from({ length: 300 }, (_, i) =>
+          Tool.make(`tool_${i}`, {
+            description: "Succeeds, or fails for an odd number",
+            parameters: Schema.Struct({ n: Schema.Int }),
+            call: ({ n }) => n % 2 === 0 ? Effect.succeed(n) : ToolExecutionError.rateLimited("odd")
+          }))
+        const many = ToolSet.make(...tools)
+        const expected = new Map<string, number>()
+        const durations = new Map<string, Array<number>>()
+        for (let i = 0; i < 1200; i++) {
+          const name = `tool_${(i * 7) % 300}`
+          const result = yield* ToolSet.execute(many, call(name, { n: i % 3 }))
+          const key = `${name}/${result.status}`
+          expected.set(key, (expected.get(key) ?? 0) + 1)
+          const observed = durations.get(key)
+          if (observed === undefined) durations.set(key, [result.durationMs])
+          else observed.push(result.durationMs)
+        }
+        const counts = yield* series("gen_ai.tool.calls")
+        assert.strictEqual(counts.length, expected.size)
+        for (const { attributes, state } of counts) {
+          const key = `${attributes!["gen_ai.tool.name"]}/${attributes!["tool.status"]}`
+          assert.strictEqual((state as Metric.CounterState<number>).count, expected.get(key), key)
+        }
+        // Effect's own histogram, fed the durations the results report, reads the same.
+        const reference = new Map()
+        const histograms = yield* series("gen_ai.tool.duration")
+        assert.strictEqual(histograms.length, durations.size)
+        for (const { attributes, state } of histograms) {
+          const key = `${attributes!["gen_ai.tool.name"]}/${attributes!["tool.status"]}`
+          const own = Metric.histogram(`reference ${key}`, {
+            boundaries: Metric.exponentialBoundaries({ start: 0.01, factor: 4, count: 12 })
+          })
+          for (const duration of durations.get(key)!) {
+            yield* Metric.update(own, duration).pipe(Effect.provideService(Metric.MetricRegistry, reference))
+          }
+          const expectedState = yield* Metric.value(own).pipe(Effect.provideService(Metric.MetricRegistry, reference))
+          assert.deepStrictEqual(state, expectedState, key)
+        }
+      })))
 
     it.effect("a set served through a layer is counted the same way", () =>
       withFreshRegistry(Effect.gen(function*() {
