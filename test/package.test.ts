@@ -21,16 +21,26 @@ const allModules: ReadonlyArray<string> = (() => {
 
 /**
  * The optional parts, each a folder with an `index.ts` exported at its own subpath (`effect-llm-tools/mcp`) and
- * never loaded by the core.
+ * never loaded by the core, with the namespaces that index gives.
  */
-const subpaths: ReadonlyArray<string> = ["mcp"]
+const optionalParts: Readonly<Record<string, ReadonlyArray<string>>> = {
+  mcp: ["McpClient", "McpContent", "McpServer"],
+  builtin: ["Builtin"],
+  ai: ["AiToolkit", "ToolLoop"],
+  testing: ["ToolTesting"]
+}
+const subpaths: ReadonlyArray<string> = Object.keys(optionalParts)
+
+/** Folders under `src/` that are neither core modules nor optional parts: the command-line program. */
+const programs: ReadonlyArray<string> = ["bin"]
 
 /**
  * Every core module a user may import: each `.ts` file under `src/` but `index.ts`, `src/internal/` and the
  * optional parts, by path.
  */
 const publicModules: ReadonlyArray<string> = allModules.filter((module) =>
-  module !== "index" && !module.startsWith("internal/") && !subpaths.some((sub) => module.startsWith(`${sub}/`))
+  module !== "index" && !module.startsWith("internal/") &&
+  ![...subpaths, ...programs].some((folder) => module.startsWith(`${folder}/`))
 )
 
 /** The modules `entry` loads, following its relative imports, and the packages it imports by name. */
@@ -120,23 +130,36 @@ describe("package", () => {
   it("the core loads nothing of an optional part, nor the packages only those need", () => {
     const core = importGraph("index")
     assert.includeMembers([...core.modules], ["index", "ToolSet", "internal/dispatch"])
-    for (const sub of subpaths) {
-      assert.deepStrictEqual([...core.modules].filter((module) => module.startsWith(`${sub}/`)), [], sub)
-      assert.include([...importGraph(`${sub}/index`).modules].join(" "), `${sub}/`)
+    for (const folder of [...subpaths, ...programs]) {
+      assert.deepStrictEqual([...core.modules].filter((module) => module.startsWith(`${folder}/`)), [], folder)
     }
-    const optional = [...core.packages].filter((name) => name.startsWith("effect/ai") || name.startsWith("@effect/platform"))
-    assert.deepStrictEqual(optional, [])
+    for (const sub of subpaths) assert.include([...importGraph(`${sub}/index`).modules].join(" "), `${sub}/`)
+    // The packages only optional parts need: effect/ai and Effect's platform layers, the built-ins' address and HTML
+    // helpers, and Effect's CLI.
+    const onlyOptional = (name: string) =>
+      name.startsWith("effect/ai") || name.startsWith("effect/cli") || name.startsWith("@effect/platform") ||
+      name === "ipaddr.js" || name === "entities" || name.startsWith("entities/")
+    assert.deepStrictEqual([...core.packages].filter(onlyOptional), [])
     assert.includeMembers([...importGraph("mcp/index").packages], ["effect/ai", "@effect/platform-node/NodeStdio"])
+    assert.includeMembers([...importGraph("builtin/index").packages], ["ipaddr.js", "entities/decode"])
+    assert.includeMembers([...importGraph("ai/index").packages], ["effect/ai"])
   })
 
-  it("re-exports every module of an optional part from its index.ts, as a namespace", async () => {
+  it("gives the namespaces of each optional part from its index.ts, and nothing else", async () => {
     for (const sub of subpaths) {
       const index = readFileSync(join(src, sub, "index.ts"), "utf8")
-      const reexported = [...index.matchAll(/^export \* as \w+ from "\.\/(.+)\.ts"$/gm)].map(([, path]) => `${sub}/${path}`)
-      const modules = allModules.filter((module) => module.startsWith(`${sub}/`) && module !== `${sub}/index`)
-      assert.deepStrictEqual(reexported.sort(), modules, sub)
+      const reexported = [...index.matchAll(/^export \* as (\w+) from "\.\/(.+)\.ts"$/gm)].map(([, name]) => name!)
+      assert.deepStrictEqual(reexported.sort(), [...optionalParts[sub]!], sub)
       const loaded = await importModule(`${sub}/index`)
-      assert.strictEqual(Object.keys(loaded).length, modules.length, sub)
+      assert.deepStrictEqual(Object.keys(loaded).sort(), [...optionalParts[sub]!], sub)
+    }
+  })
+
+  it("reaches every module of an optional part from its index.ts, its internals included", () => {
+    for (const sub of subpaths) {
+      const reached = importGraph(`${sub}/index`).modules
+      const modules = allModules.filter((module) => module.startsWith(`${sub}/`))
+      assert.deepStrictEqual(modules.filter((module) => !reached.has(module)), [], sub)
     }
   })
 
