@@ -1,0 +1,789 @@
+/**
+ * Built-in tools for the files under one folder: read, list, search and inspect them, and, only when asked for,
+ * write and edit them. Every path the model gives is relative to that root folder and resolved inside it, symbolic
+ * links included; sizes and counts are capped. The tools are portable: they run in any `ToolSet`, in a server, or
+ * behind MCP.
+ *
+ * @since 0.1.0
+ */
+import { Context, Data, Effect, FileSystem, Glob, Option, Path, Schema } from "effect"
+import type * as DynamicTool from "../DynamicTool.ts"
+import * as Tool from "../Tool.ts"
+import * as ToolExecutionError from "../ToolExecutionError.ts"
+import * as ToolOutput from "../ToolOutput.ts"
+import * as ToolSet from "../ToolSet.ts"
+import { expectedOf, openChecked, readCapped, wholeUtf8Length, writeAtomically } from "./internal/confinedFile.ts"
+import {
+  fromPlatformError,
+  maxPathLength,
+  quote,
+  resolveExisting,
+  resolveForWrite,
+  type Resolved,
+  type Root,
+  shownOf
+} from "./internal/confinedPath.ts"
+
+// ---------------------------------------------------------------------------------------------------------------------
+// options
+// ---------------------------------------------------------------------------------------------------------------------
+
+/**
+ * Options a built-in was given that it cannot work with: a root that does not exist or is not a folder, a limit
+ * that is not a whole number of one or more. `option` names the option; `message` says what is wrong, for the
+ * person who configured it.
+ *
+ * @category errors
+ */
+export class BuiltinOptionsError extends Data.TaggedError("BuiltinOptionsError")<{
+  readonly option: string
+  readonly message: string
+  readonly cause?: unknown
+}> {}
+
+/**
+ * The options of {@link filesystem}.
+ *
+ * @category models
+ */
+export interface FilesystemOptions {
+  /** The folder the tools work in. A relative path is taken from the current working directory. */
+  readonly root: string
+  /** Add `write_file` and `edit_file`. Default `false`: the model can only read. */
+  readonly write?: boolean | undefined
+  /**
+   * The most bytes `read_file` returns per call, and the largest file `write_file` and `edit_file` write. Default
+   * 1 MiB; at most 1 GiB.
+   */
+  readonly maxBytes?: number | undefined
+  /** The most entries `list_directory` lists. Default 1000. */
+  readonly maxEntries?: number | undefined
+  /** The most matches `search_files` returns. Default 200. */
+  readonly maxResults?: number | undefined
+  /** How many levels of folders `search_files` descends below the folder it starts in. Default 16. */
+  readonly maxDepth?: number | undefined
+}
+
+/**
+ * The limits {@link filesystem} applies when its options leave them out.
+ *
+ * @category models
+ */
+export const defaults = {
+  maxBytes: 1024 * 1024,
+  maxEntries: 1000,
+  maxResults: 200,
+  maxDepth: 16
+} as const
+
+const maxBytesLimit = 1024 * 1024 * 1024
+
+/** A search stops after looking at this many entries, whatever it found: its time is bounded, not only its output. */
+const searchVisitLimit = 100_000
+
+/** Patterns longer than this are refused: a name pattern needs no more. */
+const maxPatternLength = 256
+
+// ---------------------------------------------------------------------------------------------------------------------
+// the tools' Schemas
+// ---------------------------------------------------------------------------------------------------------------------
+
+const PathArgument = Schema.String.check(Schema.isMaxLength(maxPathLength))
+
+const FileType = Schema.Literals([
+  "file",
+  "directory",
+  "symlink",
+  "fifo",
+  "socket",
+  "block_device",
+  "character_device",
+  "unknown"
+])
+
+/**
+ * The type of a file system entry, as the tools report it.
+ *
+ * @category models
+ */
+export type FileType = typeof FileType.Type
+
+const ReadFileParameters = Schema.Struct({
+  path: PathArgument.annotate({ description: "The file, relative to the root folder, e.g. \"docs/notes.md\"" }),
+  offset: Schema.optionalKey(
+    Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({
+      description: "The byte to start reading at; 0 (the default) is the start of the file"
+    })
+  )
+})
+
+const ListDirectoryParameters = Schema.Struct({
+  path: Schema.optionalKey(
+    PathArgument.annotate({ description: "The folder, relative to the root folder; \".\" (the default) is the root" })
+  )
+})
+
+const DirectoryEntry = Schema.Struct({
+  name: Schema.String,
+  type: FileType,
+  size: Schema.optionalKey(Schema.Int.annotate({ description: "The size in bytes, for a file" }))
+})
+
+const DirectoryListing = Schema.Struct({
+  path: Schema.String.annotate({ description: "The folder listed, relative to the root folder" }),
+  entries: Schema.Array(DirectoryEntry).annotate({ description: "The entries, sorted by name" }),
+  total: Schema.Int.annotate({ description: "How many entries the folder has" }),
+  truncated: Schema.Boolean.annotate({ description: "True when only the first entries are listed" })
+})
+
+/**
+ * What `list_directory` answers.
+ *
+ * @category models
+ */
+export interface DirectoryListing extends Schema.Schema.Type<typeof DirectoryListing> {}
+
+const SearchFilesParameters = Schema.Struct({
+  pattern: Schema.String.check(Schema.isNonEmpty(), Schema.isMaxLength(maxPatternLength)).annotate({
+    description: "Text to find in file names (case-insensitive), or a glob: \"*.md\" matches names, " +
+      "\"src/**/*.ts\" matches paths below the search folder"
+  }),
+  path: Schema.optionalKey(
+    PathArgument.annotate({
+      description: "The folder to search, relative to the root folder; \".\" (the default) is the root"
+    })
+  )
+})
+
+const SearchResult = Schema.Struct({
+  path: Schema.String.annotate({ description: "The folder searched, relative to the root folder" }),
+  matches: Schema.Array(Schema.String).annotate({
+    description: "The paths found, relative to the root folder; a folder's ends with \"/\""
+  }),
+  truncated: Schema.Boolean.annotate({ description: "True when the search did not see or list everything" }),
+  reason: Schema.optionalKey(Schema.String.annotate({ description: "Why the search is incomplete" }))
+})
+
+/**
+ * What `search_files` answers.
+ *
+ * @category models
+ */
+export interface SearchResult extends Schema.Schema.Type<typeof SearchResult> {}
+
+const FileInfoParameters = Schema.Struct({
+  path: PathArgument.annotate({ description: "The file or folder, relative to the root folder" })
+})
+
+const FileInfo = Schema.Struct({
+  path: Schema.String.annotate({ description: "The entry, relative to the root folder, symbolic links resolved" }),
+  type: FileType,
+  size: Schema.Int.annotate({ description: "The size in bytes" }),
+  modified: Schema.optionalKey(Schema.String.annotate({ description: "When it was last modified (ISO 8601)" })),
+  created: Schema.optionalKey(Schema.String.annotate({ description: "When it was created (ISO 8601)" })),
+  permissions: Schema.String.annotate({ description: "Its permission bits, in octal, e.g. \"644\"" })
+})
+
+/**
+ * What `file_info` answers.
+ *
+ * @category models
+ */
+export interface FileInfo extends Schema.Schema.Type<typeof FileInfo> {}
+
+const WriteFileParameters = Schema.Struct({
+  path: PathArgument.annotate({
+    description: "The file, relative to the root folder; missing folders on the way are created"
+  }),
+  content: Schema.String.annotate({ description: "The whole new content of the file, as text (UTF-8)" })
+})
+
+const EditFileParameters = Schema.Struct({
+  path: PathArgument.annotate({ description: "The file, relative to the root folder" }),
+  old_text: Schema.String.check(Schema.isNonEmpty()).annotate({
+    description: "The exact text to replace, whitespace included; it must occur exactly once in the file"
+  }),
+  new_text: Schema.String.annotate({ description: "The text to put in its place" })
+})
+
+const WriteResult = Schema.Struct({
+  path: Schema.String.annotate({ description: "The file written, relative to the root folder" }),
+  bytes: Schema.Int.annotate({ description: "Its size now, in bytes" }),
+  created: Schema.Boolean.annotate({ description: "True when the file did not exist before" })
+})
+
+/**
+ * What `write_file` and `edit_file` answer.
+ *
+ * @category models
+ */
+export interface WriteResult extends Schema.Schema.Type<typeof WriteResult> {}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// the tools' types
+// ---------------------------------------------------------------------------------------------------------------------
+
+type Failure = ToolExecutionError.ToolExecutionError
+
+/**
+ * The tools every filesystem set has: `read_file`, `list_directory`, `search_files` and `file_info`.
+ *
+ * @category models
+ */
+export type ReadTools =
+  | DynamicTool.PortableTool<"read_file", typeof ReadFileParameters.Type, ToolOutput.ToolOutput, Failure>
+  | DynamicTool.PortableTool<"list_directory", typeof ListDirectoryParameters.Type, DirectoryListing, Failure>
+  | DynamicTool.PortableTool<"search_files", typeof SearchFilesParameters.Type, SearchResult, Failure>
+  | DynamicTool.PortableTool<"file_info", typeof FileInfoParameters.Type, FileInfo, Failure>
+
+/**
+ * The tools a filesystem set has only with `write: true`: `write_file` and `edit_file`.
+ *
+ * @category models
+ */
+export type WriteTools =
+  | DynamicTool.PortableTool<"write_file", typeof WriteFileParameters.Type, WriteResult, Failure>
+  | DynamicTool.PortableTool<"edit_file", typeof EditFileParameters.Type, WriteResult, Failure>
+
+// ---------------------------------------------------------------------------------------------------------------------
+// helpers
+// ---------------------------------------------------------------------------------------------------------------------
+
+interface Limits {
+  readonly maxBytes: number
+  readonly maxEntries: number
+  readonly maxResults: number
+  readonly maxDepth: number
+}
+
+const typeOf = (type: FileSystem.File.Type): FileType => {
+  switch (type) {
+    case "File":
+      return "file"
+    case "Directory":
+      return "directory"
+    case "SymbolicLink":
+      return "symlink"
+    case "FIFO":
+      return "fifo"
+    case "Socket":
+      return "socket"
+    case "BlockDevice":
+      return "block_device"
+    case "CharacterDevice":
+      return "character_device"
+    case "Unknown":
+      return "unknown"
+  }
+}
+
+const lstatOf = (root: Root, resolved: Resolved) =>
+  root.fs.lstat(resolved.real).pipe(Effect.mapError((error) => fromPlatformError(error, resolved.shown, "read")))
+
+/**
+ * A checked file is a regular file: a folder is the model's mistake, and anything else (a FIFO, a socket, a device)
+ * is refused, never opened. (A symbolic link cannot be here: the path was resolved with `realpath`.)
+ */
+const requireFile = (info: FileSystem.File.Info, shown: string): Effect.Effect<void, Failure> =>
+  info.type === "File"
+    ? Effect.void
+    : Effect.fail(
+      info.type === "Directory"
+        ? ToolExecutionError.invalidArgs(`${quote(shown)} is a folder, not a file: use list_directory`)
+        : ToolExecutionError.refused(
+          `${quote(shown)} is not a regular file (it is a ${typeOf(info.type)}); it is not opened`
+        )
+    )
+
+const requireFolder = (info: FileSystem.File.Info, shown: string): Effect.Effect<void, Failure> =>
+  info.type === "Directory"
+    ? Effect.void
+    : Effect.fail(ToolExecutionError.invalidArgs(`${quote(shown)} is not a folder: use read_file or file_info`))
+
+/** Bytes with a NUL in their first 8000 are binary, as git decides. */
+const looksBinary = (bytes: Uint8Array): boolean => bytes.subarray(0, 8000).includes(0)
+
+// `ignoreBOM` keeps a byte order mark as a character, so that an edit writes it back.
+const lenientText = new TextDecoder("utf-8", { ignoreBOM: true })
+const strictText = new TextDecoder("utf-8", { ignoreBOM: true, fatal: true })
+const utf8 = new TextEncoder()
+
+const writable = (root: Root, real: string, shown: string): Effect.Effect<void, Failure> =>
+  root.fs.access(real, { writable: true }).pipe(
+    Effect.mapError((error) =>
+      error.reason._tag === "PermissionDenied"
+        ? ToolExecutionError.permissionDenied(`${quote(shown)} is read-only`)
+        : fromPlatformError(error, shown, "written")
+    )
+  )
+
+const checkSize = (bytes: Uint8Array, limits: Limits): Effect.Effect<void, Failure> =>
+  bytes.length <= limits.maxBytes
+    ? Effect.void
+    : Effect.fail(
+      ToolExecutionError.invalidArgs(
+        `the new content is ${bytes.length} bytes; files are written up to ${limits.maxBytes}`
+      )
+    )
+
+// ---------------------------------------------------------------------------------------------------------------------
+// read_file
+// ---------------------------------------------------------------------------------------------------------------------
+
+const readFile = (root: Root, limits: Limits) =>
+  Tool.make("read_file", {
+    description: "Read a text file under the root folder. Returns its text (UTF-8). At most " +
+      `${limits.maxBytes} bytes come back per call: a note after the text then says where it stopped, and ` +
+      "`offset` reads on from there. A binary file is described, not shown.",
+    parameters: ReadFileParameters,
+    annotations: { title: "Read a file", readOnly: true, destructive: false, idempotent: true, openWorld: false },
+    call: ({ offset = 0, path }) =>
+      Effect.scoped(Effect.gen(function*() {
+        const resolved = yield* resolveExisting(root, path)
+        const shown = resolved.shown
+        const info = yield* lstatOf(root, resolved)
+        yield* requireFile(info, shown)
+        const opened = yield* openChecked(resolved.real, shown, info)
+        if (opened.size === 0n) return ToolOutput.text(`${quote(shown)} is empty.`)
+        if (BigInt(offset) >= opened.size) {
+          return yield* Effect.fail(
+            ToolExecutionError.invalidArgs(`offset ${offset} is past the end of ${quote(shown)} (${opened.size} bytes)`)
+          )
+        }
+        const read = yield* readCapped(opened, shown, offset, limits.maxBytes)
+        if (looksBinary(read.bytes)) {
+          return ToolOutput.text(`${quote(shown)} is a binary file of ${opened.size} bytes; it is not shown as text.`)
+        }
+        // A page ends on a whole character, so that the next one starts on one (a character longer than the whole
+        // page is cut, rather than never read).
+        const whole = read.more ? wholeUtf8Length(read.bytes) : read.bytes.length
+        const length = whole === 0 ? read.bytes.length : whole
+        const text = lenientText.decode(read.bytes.subarray(0, length))
+        if (!read.more && offset === 0) return ToolOutput.text(text)
+        const end = offset + length
+        const note = read.more
+          ? `[Bytes ${offset} to ${end} of ${opened.size} of ${quote(shown)}: the rest was cut at the ` +
+            `${limits.maxBytes}-byte limit. Call read_file with offset ${end} to read on.]`
+          : `[Bytes ${offset} to ${end} of ${opened.size} of ${quote(shown)}: the end of the file.]`
+        return ToolOutput.content([ToolOutput.text(text).content[0], ToolOutput.text(note).content[0]])
+      }))
+  })
+
+// ---------------------------------------------------------------------------------------------------------------------
+// list_directory
+// ---------------------------------------------------------------------------------------------------------------------
+
+const byCodeUnits = (a: string, b: string): number => a < b ? -1 : a > b ? 1 : 0
+
+const listDirectory = (root: Root, limits: Limits) =>
+  Tool.make("list_directory", {
+    description: "List a folder under the root folder: each entry's name, type (file, directory, symlink, ...) and, " +
+      `for a file, its size in bytes, sorted by name. At most ${limits.maxEntries} entries are listed; \`total\` ` +
+      "and `truncated` say when there are more. Symbolic links are listed, not followed.",
+    parameters: ListDirectoryParameters,
+    success: DirectoryListing,
+    annotations: { title: "List a folder", readOnly: true, destructive: false, idempotent: true, openWorld: false },
+    call: ({ path = "." }) =>
+      Effect.gen(function*() {
+        const resolved = yield* resolveExisting(root, path)
+        yield* requireFolder(yield* lstatOf(root, resolved), resolved.shown)
+        const names = (yield* root.fs.readDirectoryEntries(resolved.real).pipe(
+          Effect.mapError((error) => fromPlatformError(error, resolved.shown, "listed"))
+        )).map((entry) => entry.name).sort(byCodeUnits)
+        const listed = names.slice(0, limits.maxEntries)
+        const entries = yield* Effect.forEach(listed, (name) =>
+          root.fs.lstat(root.path.join(resolved.real, name)).pipe(
+            Effect.map((info) => ({
+              name,
+              type: typeOf(info.type),
+              ...(info.type === "File" ? { size: Number(info.size) } : {})
+            })),
+            // An entry removed since the folder was read is reported as what is known of it: its name.
+            Effect.orElseSucceed(() => ({ name, type: "unknown" as const }))
+          ), { concurrency: 8 })
+        return { path: resolved.shown, entries, total: names.length, truncated: names.length > listed.length }
+      })
+  })
+
+// ---------------------------------------------------------------------------------------------------------------------
+// search_files
+// ---------------------------------------------------------------------------------------------------------------------
+
+const hasGlobSyntax = (pattern: string): boolean => /[*?[{]/.test(pattern)
+
+/**
+ * Each `{a,b}` group multiplies the patterns a glob is matched as; a few short groups make thousands, and a search
+ * matches every name it sees against all of them. Two groups and 32 alternatives in all keep it to a few hundred.
+ */
+const checkBraces = (pattern: string): Effect.Effect<void, Failure> => {
+  const groups = pattern.split("{").length - 1
+  const commas = pattern.split(",").length - 1
+  return groups <= 2 && (groups === 0 || commas <= 32)
+    ? Effect.void
+    : Effect.fail(
+      ToolExecutionError.invalidArgs("a pattern may have at most two {…} groups, with 32 alternatives in all")
+    )
+}
+
+type Matcher = (name: string, relative: string, isFolder: boolean) => boolean
+
+const matcherOf = (pattern: string): Matcher => {
+  if (!hasGlobSyntax(pattern)) {
+    const needle = pattern.toLowerCase()
+    return (name) => name.toLowerCase().includes(needle)
+  }
+  const glob = Glob.make(pattern, { dot: true })
+  // A pattern with a `/` is matched against the path below the search folder, one without against the name alone.
+  return pattern.includes("/")
+    ? (_, relative, isFolder) => Glob.match(glob, isFolder ? `${relative}/` : relative)
+    : (name, _, isFolder) => Glob.match(glob, isFolder ? `${name}/` : name)
+}
+
+interface Pending {
+  readonly real: string
+  readonly relative: string
+  readonly depth: number
+}
+
+const searchFiles = (root: Root, limits: Limits) =>
+  Tool.make("search_files", {
+    description: "Find files and folders by name under a folder of the root folder. `pattern` is text to find in " +
+      "names (case-insensitive), or a glob (case-sensitive): `*.md` matches names, `src/**/*.ts` paths below the " +
+      `folder. Returns at most ${limits.maxResults} paths relative to the root folder, searching at most ` +
+      `${limits.maxDepth} levels deep; \`truncated\` and \`reason\` say when the search is incomplete. Symbolic ` +
+      "links are matched but not followed.",
+    parameters: SearchFilesParameters,
+    success: SearchResult,
+    annotations: { title: "Find files", readOnly: true, destructive: false, idempotent: true, openWorld: false },
+    call: ({ path = ".", pattern }) =>
+      Effect.gen(function*() {
+        yield* checkBraces(pattern)
+        const matches = matcherOf(pattern)
+        const start = yield* resolveExisting(root, path)
+        yield* requireFolder(yield* lstatOf(root, start), start.shown)
+        const found: Array<string> = []
+        const reasons: Array<string> = []
+        const queue: Array<Pending> = [{ real: start.real, relative: "", depth: 0 }]
+        let visited = 0
+        let deeper = false
+        let done = false
+        for (let next = 0; next < queue.length && !done; next++) {
+          const folder = queue[next]
+          if (folder.depth > 0) {
+            // A folder reached by name is read only if it still resolves to itself: one swapped for a link since it
+            // was listed is skipped, never followed.
+            const real = yield* Effect.option(root.fs.realPath(folder.real))
+            if (Option.isNone(real) || real.value !== folder.real) continue
+          }
+          // A folder that cannot be read (its permissions, or removed since) is skipped, as `find` goes on past it.
+          const entries = yield* Effect.orElseSucceed(root.fs.readDirectoryEntries(folder.real), () => [])
+          const names = entries.slice().sort((a, b) => byCodeUnits(a.name, b.name))
+          for (const entry of names) {
+            if (++visited > searchVisitLimit) {
+              reasons.push(`the search stopped after looking at ${searchVisitLimit} entries`)
+              done = true
+              break
+            }
+            const real = root.path.join(folder.real, entry.name)
+            const relative = folder.relative === "" ? entry.name : `${folder.relative}/${entry.name}`
+            const type = entry.type === "Unknown"
+              ? Option.match(yield* Effect.option(root.fs.lstat(real)), {
+                onNone: () => "Unknown" as const,
+                onSome: (info) => info.type
+              })
+              : entry.type
+            const isFolder = type === "Directory"
+            if (matches(entry.name, relative, isFolder)) {
+              if (found.length === limits.maxResults) {
+                reasons.push(`more than ${limits.maxResults} paths match; the first ${limits.maxResults} are listed`)
+                done = true
+                break
+              }
+              const shown = shownOf(root, real)
+              found.push(isFolder ? `${shown}/` : shown)
+            }
+            if (isFolder) {
+              if (folder.depth + 1 < limits.maxDepth) queue.push({ real, relative, depth: folder.depth + 1 })
+              else deeper = true
+            }
+          }
+        }
+        if (deeper) reasons.push(`folders more than ${limits.maxDepth} levels deep were not searched`)
+        return {
+          path: start.shown,
+          matches: found,
+          truncated: reasons.length > 0,
+          ...(reasons.length > 0 ? { reason: reasons.join("; ") } : {})
+        }
+      })
+  })
+
+// ---------------------------------------------------------------------------------------------------------------------
+// file_info
+// ---------------------------------------------------------------------------------------------------------------------
+
+const isoOf = (date: Option.Option<Date>): string | undefined =>
+  Option.match(Option.filter(date, (d) => Number.isFinite(d.getTime())), {
+    onNone: () => undefined,
+    onSome: (d) => d.toISOString()
+  })
+
+const fileInfo = (root: Root) =>
+  Tool.make("file_info", {
+    description: "Describe a file or folder under the root folder without opening it: its type, size in bytes, " +
+      "modification and creation times, and permissions. Symbolic links are resolved (inside the root folder only).",
+    parameters: FileInfoParameters,
+    success: FileInfo,
+    annotations: { title: "Describe a file", readOnly: true, destructive: false, idempotent: true, openWorld: false },
+    call: ({ path }) =>
+      Effect.gen(function*() {
+        const resolved = yield* resolveExisting(root, path)
+        const info = yield* lstatOf(root, resolved)
+        const modified = isoOf(info.mtime)
+        const created = isoOf(info.birthtime)
+        return {
+          path: resolved.shown,
+          type: typeOf(info.type),
+          size: Number(info.size),
+          ...(modified !== undefined ? { modified } : {}),
+          ...(created !== undefined ? { created } : {}),
+          permissions: (info.mode & 0o7777).toString(8)
+        }
+      })
+  })
+
+// ---------------------------------------------------------------------------------------------------------------------
+// write_file and edit_file
+// ---------------------------------------------------------------------------------------------------------------------
+
+const writeFile = (root: Root, limits: Limits) =>
+  Tool.make("write_file", {
+    description: "Write a text file under the root folder, replacing it whole if it exists; missing folders on the " +
+      `way are created. At most ${limits.maxBytes} bytes (UTF-8). The write is atomic: the file is either the old ` +
+      "one or the new one, never a mix. Use edit_file to change part of a file.",
+    parameters: WriteFileParameters,
+    success: WriteResult,
+    annotations: { title: "Write a file", readOnly: false, destructive: true, idempotent: true, openWorld: false },
+    call: ({ content, path }) =>
+      Effect.gen(function*() {
+        const bytes = utf8.encode(content)
+        yield* checkSize(bytes, limits)
+        const target = yield* resolveForWrite(root, path)
+        if (Option.isSome(target.existing)) yield* writable(root, target.real, target.shown)
+        yield* writeAtomically(root, target, bytes, Option.none())
+        return { path: target.shown, bytes: bytes.length, created: Option.isNone(target.existing) }
+      })
+  })
+
+const editFile = (root: Root, limits: Limits) =>
+  Tool.make("edit_file", {
+    description: "Change part of a text file under the root folder: replace `old_text`, which must occur exactly " +
+      "once in the file (whitespace included), with `new_text`. Read the file first to copy `old_text` exactly. " +
+      `Files up to ${limits.maxBytes} bytes; the write is atomic.`,
+    parameters: EditFileParameters,
+    success: WriteResult,
+    annotations: { title: "Edit a file", readOnly: false, destructive: true, idempotent: false, openWorld: false },
+    call: ({ new_text, old_text, path }) =>
+      Effect.gen(function*() {
+        const resolved = yield* resolveExisting(root, path)
+        const shown = resolved.shown
+        const info = yield* lstatOf(root, resolved)
+        yield* requireFile(info, shown)
+        const { expected, text } = yield* Effect.scoped(Effect.gen(function*() {
+          const opened = yield* openChecked(resolved.real, shown, info)
+          const read = yield* readCapped(opened, shown, 0, limits.maxBytes)
+          if (read.more) {
+            return yield* Effect.fail(
+              ToolExecutionError.invalidArgs(
+                `${quote(shown)} is larger than ${limits.maxBytes} bytes: too large to edit`
+              )
+            )
+          }
+          if (looksBinary(read.bytes)) {
+            return yield* Effect.fail(
+              ToolExecutionError.invalidArgs(`${quote(shown)} is a binary file: it cannot be edited`)
+            )
+          }
+          const text = yield* Effect.try({
+            try: () => strictText.decode(read.bytes),
+            catch: () => ToolExecutionError.invalidArgs(`${quote(shown)} is not UTF-8 text: it cannot be edited`)
+          })
+          return { expected: expectedOf(opened), text }
+        }))
+        const first = text.indexOf(old_text)
+        if (first === -1) {
+          return yield* Effect.fail(
+            ToolExecutionError.invalidArgs(
+              `old_text was not found in ${quote(shown)}; it must match the file exactly, whitespace included`
+            )
+          )
+        }
+        if (text.indexOf(old_text, first + 1) !== -1) {
+          return yield* Effect.fail(
+            ToolExecutionError.invalidArgs(
+              `old_text occurs more than once in ${quote(shown)}; include more of the text around it so that it ` +
+                "matches exactly once"
+            )
+          )
+        }
+        const bytes = utf8.encode(text.slice(0, first) + new_text + text.slice(first + old_text.length))
+        yield* checkSize(bytes, limits)
+        const target = yield* resolveForWrite(root, path)
+        if (target.real !== resolved.real) {
+          return yield* Effect.fail(
+            ToolExecutionError.invalidArgs(`${quote(shown)} changed while it was being edited; read it again and retry`)
+          )
+        }
+        yield* writable(root, target.real, shown)
+        yield* writeAtomically(root, target, bytes, Option.some(expected))
+        return { path: shown, bytes: bytes.length, created: false }
+      })
+  })
+
+// ---------------------------------------------------------------------------------------------------------------------
+// filesystem
+// ---------------------------------------------------------------------------------------------------------------------
+
+const describeValue = (value: unknown): string =>
+  typeof value === "string"
+    ? JSON.stringify(value.slice(0, 64))
+    : typeof value === "number"
+    ? String(value)
+    : typeof value
+
+const checkLimit = (
+  option: keyof Limits,
+  value: unknown,
+  max: number
+): Effect.Effect<number, BuiltinOptionsError> =>
+  value === undefined
+    ? Effect.succeed(defaults[option])
+    : typeof value === "number" && Number.isSafeInteger(value) && value >= 1 && value <= max
+    ? Effect.succeed(value)
+    : Effect.fail(
+      new BuiltinOptionsError({
+        option,
+        message: `${option} must be a whole number from 1 to ${max}, not ${describeValue(value)}`
+      })
+    )
+
+const checkRoot = (
+  fs: FileSystem.FileSystem,
+  root: unknown
+): Effect.Effect<string, BuiltinOptionsError> => {
+  if (typeof root !== "string" || root === "" || root.includes("\u0000")) {
+    return Effect.fail(
+      new BuiltinOptionsError({
+        option: "root",
+        message: `root must be the path of a folder, not ${describeValue(root)}`
+      })
+    )
+  }
+  const failure = (message: string) => (cause: unknown) => new BuiltinOptionsError({ option: "root", message, cause })
+  return Effect.gen(function*() {
+    const real = yield* fs.realPath(root).pipe(
+      Effect.mapError(failure(`root ${JSON.stringify(root)} does not exist or cannot be resolved`))
+    )
+    const info = yield* fs.stat(real).pipe(Effect.mapError(failure(`root ${JSON.stringify(root)} cannot be read`)))
+    if (info.type !== "Directory") {
+      return yield* Effect.fail(failure(`root ${JSON.stringify(root)} is not a folder`)(undefined))
+    }
+    return real
+  })
+}
+
+/**
+ * Builds the filesystem tools for the folder `root`, after checking the options: the root must exist and be a
+ * folder (it is resolved once, symbolic links included, and everything stays under that real path), and each limit
+ * a whole number of one or more; otherwise it fails with a {@link BuiltinOptionsError}.
+ *
+ * The set has `read_file`, `list_directory`, `search_files` and `file_info`, and with `write: true` also
+ * `write_file` and `edit_file`; without it, those names are unknown (`not_found`). The tools are portable: they
+ * closed over the `FileSystem` and `Path` services when they were built (provide `NodeServices.layer`, or your own
+ * for tests).
+ *
+ * What the model gets:
+ * - Paths are relative to the root. An absolute path, a `..` that climbs above the root, and a symbolic link (or a
+ *   parent folder that is one) pointing outside it are refused (status `denied`). Nothing is decoded: `%2e%2e%2f` or
+ *   a full-width `．．／` is a name like any other, which stays inside the root. A NUL character is `invalid_args`.
+ * - A missing file is `not_found`. FIFOs, sockets and devices are refused, never opened; a file is opened without
+ *   following a link or waiting on a FIFO, and refused unless it is the very file checked.
+ * - Messages show paths relative to the root, never the root itself or the system's error text.
+ * - `read_file` returns at most `maxBytes` per call and says where it stopped; `list_directory`, `search_files`
+ *   (its results, its depth, and the entries it looks at) are capped too.
+ * - Writes go to a temporary file in the same folder, then a rename: atomic, never through a link, never outside the
+ *   root, at most `maxBytes`.
+ *
+ * @example
+ * ```ts
+ * import { NodeServices } from "@effect/platform-node"
+ * import { Effect } from "effect"
+ * import { ToolCall, ToolSet } from "effect-llm-tools"
+ * import { Builtin } from "effect-llm-tools/builtin"
+ *
+ * const program = Effect.gen(function*() {
+ *   const files = yield* Builtin.filesystem({ root: "./workspace", maxBytes: 256 * 1024 })
+ *   return yield* ToolSet.execute(
+ *     files,
+ *     ToolCall.make({ id: "call_1", name: "read_file", arguments: { path: "notes/todo.md" } })
+ *   )
+ * }).pipe(Effect.provide(NodeServices.layer))
+ * ```
+ *
+ * @category constructors
+ */
+export const filesystem: {
+  (
+    options: FilesystemOptions & { readonly write: true }
+  ): Effect.Effect<ToolSet.ToolSet<ReadTools | WriteTools>, BuiltinOptionsError, FileSystem.FileSystem | Path.Path>
+  (
+    options: FilesystemOptions & { readonly write?: false | undefined }
+  ): Effect.Effect<ToolSet.ToolSet<ReadTools>, BuiltinOptionsError, FileSystem.FileSystem | Path.Path>
+  (
+    options: FilesystemOptions
+  ): Effect.Effect<ToolSet.ToolSet<ReadTools | WriteTools>, BuiltinOptionsError, FileSystem.FileSystem | Path.Path>
+} = (options: FilesystemOptions): Effect.Effect<
+  // The overloads narrow this: without `write: true`, the write tools are not in the set.
+  ToolSet.ToolSet<ReadTools>,
+  BuiltinOptionsError,
+  FileSystem.FileSystem | Path.Path
+> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    if (typeof options !== "object" || options === null) {
+      return yield* Effect.fail(
+        new BuiltinOptionsError({ option: "options", message: "the options must be an object" })
+      )
+    }
+    const write = options.write ?? false
+    if (typeof write !== "boolean") {
+      return yield* Effect.fail(
+        new BuiltinOptionsError({
+          option: "write",
+          message: `write must be true or false, not ${describeValue(write)}`
+        })
+      )
+    }
+    const limits: Limits = {
+      maxBytes: yield* checkLimit("maxBytes", options.maxBytes, maxBytesLimit),
+      maxEntries: yield* checkLimit("maxEntries", options.maxEntries, Number.MAX_SAFE_INTEGER),
+      maxResults: yield* checkLimit("maxResults", options.maxResults, Number.MAX_SAFE_INTEGER),
+      maxDepth: yield* checkLimit("maxDepth", options.maxDepth, Number.MAX_SAFE_INTEGER)
+    }
+    const root: Root = { fs, path, real: yield* checkRoot(fs, options.root) }
+    const none = Context.empty()
+    const tools: Array<ReadTools | WriteTools> = [
+      Tool.provide(readFile(root, limits), none, { portable: true }),
+      Tool.provide(listDirectory(root, limits), none, { portable: true }),
+      Tool.provide(searchFiles(root, limits), none, { portable: true }),
+      Tool.provide(fileInfo(root), none, { portable: true })
+    ]
+    if (write) {
+      tools.push(
+        Tool.provide(writeFile(root, limits), none, { portable: true }),
+        Tool.provide(editFile(root, limits), none, { portable: true })
+      )
+    }
+    return ToolSet.make(...tools) as ToolSet.ToolSet<ReadTools>
+  })
