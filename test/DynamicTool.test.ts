@@ -15,7 +15,7 @@ import {
   ToolSet
 } from "../src/index.ts"
 import { withoutNegativeZero } from "./support/json.ts"
-import { arbitraryOf } from "./support/jsonSchemaArbitrary.ts"
+import { ToolTesting } from "../src/testing/index.ts"
 import { makeRecorder } from "./support/tracing.ts"
 
 // -------------------------------------------------------------------------------------------------------------
@@ -559,27 +559,46 @@ describe("DynamicTool.make", () => {
       { arbitrary: { runs: 150 } }
     )
 
-    const schemas: ReadonlyArray<readonly [string, DynamicTool.JsonSchema]> = [
-      ["search_docs", searchDocsParameters],
-      ["create_commit", draft07Schema],
-      ["route", draft2020Schema]
-    ]
+    const generated = [SearchDocs, Draft07, Draft2020, Permissive]
 
     it.effect.prop(
       "arguments generated from the JSON Schema always pass, and reach call as they were sent",
-      [Arbitrary.all(schemas.map(([, schema]) => arbitraryOf(schema)))],
+      [Arbitrary.all(generated.map((tool) => ToolTesting.arbitraryArguments(tool)))],
       ([values]) =>
         Effect.gen(function*() {
-          for (let i = 0; i < schemas.length; i++) {
-            const name = schemas[i]![0]
+          for (let i = 0; i < generated.length; i++) {
+            const name = generated[i]!.name
             received.length = 0
             const result = yield* execute(set, call(name, JSON.stringify(values[i])))
             assert.strictEqual(result.status, "success", `${name}: ${JSON.stringify(values[i])}\n${summarize(result).message}`)
-            assert.deepStrictEqual(received, [JSON.parse(JSON.stringify(values[i]))])
+            assert.deepStrictEqual(received, [values[i]])
           }
         }),
       { arbitrary: { runs: 100 } }
     )
+
+    it.effect.prop(
+      "arguments that break the JSON Schema are refused with invalid_args, and the tool never runs",
+      [Arbitrary.all(generated.map((tool) => ToolTesting.invalidArguments(tool)))],
+      ([values]) =>
+        Effect.gen(function*() {
+          for (let i = 0; i < generated.length; i++) {
+            const name = generated[i]!.name
+            received.length = 0
+            const result = yield* execute(set, call(name, values[i]))
+            assert.strictEqual(summarize(result).kind, "invalid_args", `${name}: ${JSON.stringify(values[i])}`)
+            assert.deepStrictEqual(received, [])
+          }
+        }),
+      { arbitrary: { runs: 100 } }
+    )
+
+    const total = ToolTesting.checkTotal(set)
+
+    it.effect.prop("any call to runtime tools gives exactly one result", total.arbitraries, total.property, {
+      timeout: 60_000,
+      arbitrary: { runs: 100 }
+    })
   })
 })
 

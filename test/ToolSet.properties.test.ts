@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Option, Schema } from "effect"
 import { Add } from "../examples/tools.ts"
 import { Tool, ToolExecutionError, ToolOutput, ToolResult, ToolResultContent, ToolSet } from "../src/index.ts"
+import { ToolTesting } from "../src/testing/index.ts"
 import { isFrozenPlainJson } from "./support/frozenJson.ts"
 import { withoutNegativeZero } from "./support/json.ts"
 
@@ -40,6 +41,15 @@ const executesToOneResult = (name: string, args: unknown) =>
   })
 
 describe("execute is total", () => {
+  const total = ToolTesting.checkTotal(set)
+
+  it.effect.prop(
+    "any call, valid or garbage, to a tool or to no tool, gives exactly one result (the test kit's check)",
+    total.arbitraries,
+    total.property,
+    { timeout: 60_000, arbitrary: { runs: 200 } }
+  )
+
   it.effect.prop("any string as arguments yields exactly one result", [Name, Schema.String], ([name, args]) =>
     executesToOneResult(name, args), options)
 
@@ -414,6 +424,15 @@ describe("dispatch is total against hostile JavaScript", () => {
         return { id: i, name: i, arguments: args }
     }
   }
+
+  const hostileTotal = ToolTesting.checkTotal(hostileSet)
+
+  it.effect.prop(
+    "any call to tools that break their contract gives exactly one result (the test kit's check)",
+    hostileTotal.arbitraries,
+    hostileTotal.property,
+    { timeout: 60_000, arbitrary: { runs: 150 } }
+  )
 
   it.effect.prop(
     "every call read ends in exactly one result, the unread rest in one more, and executeAll never fails or dies",
