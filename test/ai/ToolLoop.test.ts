@@ -1,0 +1,619 @@
+import { assert, describe, expectTypeOf, it } from "@effect/vitest"
+import { Context, Deferred, Effect, Exit, Option, Schema } from "effect"
+import { AiError, LanguageModel, Prompt, Response } from "effect/ai"
+import {
+  Tool,
+  ToolEmbedding,
+  ToolHooks,
+  ToolIndex,
+  ToolOutput,
+  ToolResult,
+  ToolResultContent,
+  ToolServer,
+  ToolSet,
+  ToolSetBuilder
+} from "../../src/index.ts"
+import { ToolLoop } from "../../src/ai/index.ts"
+import { assistantMessages, toolMessage, toolResultPartOf } from "../../src/ai/internal/loopParts.ts"
+import { modelParts } from "../../src/ai/internal/modelOutput.ts"
+import {
+  isScriptExhausted,
+  ScriptedModel,
+  scriptedModel,
+  type ScriptedPart,
+  type ScriptedTurn
+} from "../../src/testing/scriptedModel.ts"
+import { makeRecorder } from "../support/tracing.ts"
+import { CurrentUser } from "../support/userTools.ts"
+
+// ---------------------------------------------------------------------------------------------------------------
+// Tools
+
+const Add = Tool.make("add", {
+  description: "Add two integers",
+  parameters: Schema.Struct({ left: Schema.Int, right: Schema.Int }),
+  success: Schema.Struct({ value: Schema.Int }),
+  call: ({ left, right }) => Effect.succeed({ value: left + right })
+})
+
+const GetWeather = Tool.make("get_weather", {
+  description: "The weather in a city",
+  parameters: Schema.Struct({ city: Schema.String }),
+  call: ({ city }) => Effect.succeed(`Sunny in ${city}`)
+})
+
+const Transfer = Tool.make("transfer", {
+  description: "Send money",
+  parameters: Schema.Struct({ amount: Schema.Finite }),
+  annotations: { destructive: true },
+  call: ({ amount }) => Effect.succeed(`sent ${amount}`)
+})
+
+// A 1×1 transparent PNG.
+const pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
+
+class Tools extends Context.Service<Tools, ToolServer.ToolServer>()("test/ai/Tools") {}
+class UserTools extends Context.Service<UserTools, ToolServer.ToolServer<CurrentUser>>()("test/ai/UserTools") {}
+
+/** Runs `use` with a server built from `options`, its layer closed afterwards. */
+const serve = <T extends Tool.Any, H extends ToolHooks.Any, A, E, R>(
+  options: ToolServer.Options<T, H>,
+  use: (server: ToolServer.ToolServer) => Effect.Effect<A, E, R>
+) => Effect.provide(Effect.flatMap(Tools, use), ToolServer.layer(Tools, options))
+
+/** Denies transfers over 100. */
+const guard = ToolHooks.make({
+  onCall: (event) =>
+    Effect.succeed(
+      event.tool.name === "transfer" && (event.arguments as { readonly amount: number }).amount > 100
+        ? ToolHooks.deny("transfers over 100 need a human")
+        : ToolHooks.run
+    )
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// The transcript, as plain encoded messages
+
+const encode = (prompt: Prompt.Prompt): ReadonlyArray<unknown> => Schema.encodeSync(Prompt.Prompt)(prompt).content
+
+const user = (content: string) => ({ options: {}, role: "user", content })
+const assistantText = (content: string) => ({ options: {}, role: "assistant", content })
+const text = (text: string) => ({ options: {}, type: "text", text })
+const toolCall = (id: string, name: string, params: unknown) => ({
+  options: {},
+  type: "tool-call",
+  id,
+  name,
+  params,
+  providerExecuted: false
+})
+const assistant = (...content: ReadonlyArray<unknown>) => ({ options: {}, role: "assistant", content })
+const tool = (...content: ReadonlyArray<unknown>) => ({ options: {}, role: "tool", content })
+/** A tool-result part whose model output is one text. */
+const result = (id: string, name: string, isFailure: boolean, value: unknown, shown: string) => ({
+  options: {},
+  type: "tool-result",
+  id,
+  name,
+  isFailure,
+  result: value,
+  modelOutput: [text(shown)],
+  providerExecuted: false
+})
+const failed = (id: string, name: string, shown: string) => result(id, name, true, shown, shown)
+/** The part of a success with one JSON value: the value, which the provider renders. */
+const jsonResult = (id: string, name: string, value: unknown) => ({
+  options: {},
+  type: "tool-result",
+  id,
+  name,
+  isFailure: false,
+  result: value,
+  providerExecuted: false
+})
+
+const call = (name: string, params: unknown, id?: string): ScriptedPart =>
+  id === undefined ? { type: "tool-call", name, params } : { type: "tool-call", id, name, params }
+
+/** The requests the scripted model was sent. */
+const requests = Effect.flatMap(ScriptedModel, (model) => model.requests)
+
+const failureOf = <A, E>(exit: Exit.Exit<A, E>): E => {
+  assert.isTrue(Exit.isFailure(exit), "expected a failure")
+  const reason = Exit.isFailure(exit) ? exit.cause.reasons[0] : undefined
+  assert.strictEqual(reason?._tag, "Fail")
+  return (reason as { readonly error: E }).error
+}
+
+describe("ToolLoop.run", () => {
+  it.effect("two turns of parallel calls, one denied by a hook, then the final answer; the model sees it all", () =>
+    Effect.gen(function*() {
+      const out = yield* serve({ tools: ToolSet.make(Add, GetWeather, Transfer), hooks: [guard] }, (server) =>
+        ToolLoop.run({ tools: server, prompt: "Plan my trip", maxTurns: 3 }))
+      const turn1 = [
+        user("Plan my trip"),
+        assistant(
+          text("Checking two things."),
+          toolCall("w1", "get_weather", { city: "Paris" }),
+          toolCall("a1", "add", { left: 2, right: 40 })
+        ),
+        tool(
+          result("w1", "get_weather", false, "Sunny in Paris", "Sunny in Paris"),
+          jsonResult("a1", "add", { value: 42 })
+        )
+      ]
+      const turn2 = [
+        assistant(toolCall("t1", "transfer", { amount: 500 }), toolCall("t2", "transfer", { amount: 20 })),
+        tool(
+          failed("t1", "transfer", "Tool call denied: transfers over 100 need a human"),
+          result("t2", "transfer", false, "sent 20", "sent 20")
+        )
+      ]
+      assert.deepStrictEqual(encode(out.transcript), [...turn1, ...turn2, assistantText("Booked: 42, sunny.")])
+      assert.deepStrictEqual([out.text, out.turns], ["Booked: 42, sunny.", 3])
+      assert.deepStrictEqual(out.toolResults.map((r) => [r.callId, r.status]), [
+        ["w1", "success"],
+        ["a1", "success"],
+        ["t1", "denied"],
+        ["t2", "success"]
+      ])
+      assert.strictEqual(out.response.finishReason, "stop")
+      // Each request carried the whole conversation up to it, and offered every tool.
+      const sent = yield* requests
+      assert.deepStrictEqual(sent.map((request) => encode(request.prompt)), [
+        [user("Plan my trip")],
+        turn1,
+        [...turn1, ...turn2]
+      ])
+      assert.deepStrictEqual(
+        sent.map((request) => request.tools.map((offered) => offered.name)),
+        [0, 1, 2].map(() => ["add", "get_weather", "transfer"])
+      )
+    }).pipe(Effect.provide(scriptedModel([
+      [
+        { type: "text", text: "Checking two things." },
+        call("get_weather", { city: "Paris" }, "w1"),
+        call("add", { left: 2, right: 40 }, "a1")
+      ],
+      [call("transfer", { amount: 500 }, "t1"), call("transfer", { amount: 20 }, "t2")],
+      "Booked: 42, sunny."
+    ]))))
+
+  it.effect("a turn's results go back in call order, whatever order the calls finish in", () =>
+    Effect.gen(function*() {
+      const secondDone = yield* Deferred.make<void>()
+      // `first` waits for `second`: it finishes last, and runs at all only because the calls run at once.
+      const First = Tool.make("first", {
+        description: "Finishes after second",
+        parameters: Schema.Struct({}),
+        call: () => Effect.as(Deferred.await(secondDone), "first done")
+      })
+      const Second = Tool.make("second", {
+        description: "Finishes first",
+        parameters: Schema.Struct({}),
+        call: () => Effect.as(Deferred.succeed(secondDone, undefined), "second done")
+      })
+      const out = yield* ToolLoop.run({ tools: ToolSet.make(First, Second), prompt: "go" })
+      assert.deepStrictEqual(encode(out.transcript)[2], tool(
+        result("c1", "first", false, "first done", "first done"),
+        result("c2", "second", false, "second done", "second done")
+      ))
+    }).pipe(Effect.provide(scriptedModel([[call("first", {}, "c1"), call("second", {}, "c2")], "both done"]))))
+
+  it.effect("concurrency bounds how many of a turn's calls run at once", () =>
+    Effect.gen(function*() {
+      const gauge = { current: 0, max: 0 }
+      const Slow = Tool.make("slow", {
+        description: "Takes a few steps",
+        parameters: Schema.Struct({}),
+        call: () =>
+          Effect.gen(function*() {
+            gauge.current++
+            gauge.max = Math.max(gauge.max, gauge.current)
+            for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+            gauge.current--
+            return "done"
+          })
+      })
+      const turn = [call("slow", {}, "a"), call("slow", {}, "b"), call("slow", {}, "c")]
+      const maxInFlight = (concurrency: number | "unbounded" | undefined) =>
+        Effect.gen(function*() {
+          gauge.max = 0
+          const out = yield* ToolLoop.run({
+            tools: ToolSet.make(Slow),
+            prompt: "go",
+            ...(concurrency === undefined ? {} : { concurrency })
+          }).pipe(Effect.provide(scriptedModel([turn, "done"])))
+          assert.deepStrictEqual(out.toolResults.map((r) => r.callId), ["a", "b", "c"])
+          return gauge.max
+        })
+      assert.deepStrictEqual(
+        [yield* maxInFlight(1), yield* maxInFlight(2), yield* maxInFlight("unbounded"), yield* maxInFlight(undefined)],
+        [1, 2, 3, 3]
+      )
+    }))
+
+  it.effect("malformed calls (unknown name, broken JSON, bad arguments) each get an error, and the loop goes on", () =>
+    Effect.gen(function*() {
+      const out = yield* ToolLoop.run({ tools: ToolSet.make(Add), prompt: "add things" })
+      assert.deepStrictEqual(encode(out.transcript)[2], tool(
+        failed("c1", "subtract", "Tool call failed (not_found): tool `subtract` not found; available tools: `add`"),
+        failed(
+          "c2",
+          "add",
+          "Tool call failed (invalid_args): failed to parse tool arguments: " +
+            "Expected double-quoted property name at position 11"
+        ),
+        failed(
+          "c3",
+          "add",
+          "Tool call failed (invalid_args): tool arguments did not match the schema:\n- $.right: Expected an integer"
+        ),
+        jsonResult("c4", "add", { value: 3 })
+      ))
+      assert.deepStrictEqual([out.text, out.turns], ["Only 1 + 2 worked: 3.", 2])
+    }).pipe(Effect.provide(scriptedModel([
+      [
+        call("subtract", { left: 1, right: 2 }, "c1"),
+        { type: "tool-call", id: "c2", name: "add", paramsText: "{\"left\": 1," },
+        call("add", { left: 1, right: 2.5 }, "c3"),
+        { type: "tool-call", id: "c4", name: "add", paramsText: "{\"left\": 1, \"right\": 2}" }
+      ],
+      "Only 1 + 2 worked: 3."
+    ]))))
+
+  it.effect("rich outputs go back as model-output parts: an image as a file part, next to its caption", () =>
+    Effect.gen(function*() {
+      const Chart = Tool.make("chart", {
+        description: "Draw a chart",
+        parameters: Schema.Struct({}),
+        call: () =>
+          Effect.succeed([
+            ToolResultContent.text("A chart"),
+            ToolResultContent.imageBase64(pixel, "image/png")
+          ] as const)
+      })
+      const out = yield* ToolLoop.run({ tools: ToolSet.make(Chart), prompt: "draw" })
+      assert.deepStrictEqual(encode(out.transcript)[2], tool({
+        options: {},
+        type: "tool-result",
+        id: "c1",
+        name: "chart",
+        isFailure: false,
+        result: "A chart\n[image/png omitted]",
+        modelOutput: [text("A chart"), { options: {}, type: "file", mediaType: "image/png", data: pixel }],
+        providerExecuted: false
+      }))
+    }).pipe(Effect.provide(scriptedModel([[call("chart", {}, "c1")], "Here it is."]))))
+
+  it.effect("a hook's stop ends the loop with ToolRunStopped", () =>
+    Effect.gen(function*() {
+      const stopper = ToolHooks.make({
+        onCall: (event) =>
+          Effect.succeed(event.tool.name === "transfer" ? ToolHooks.stop("no money moves today") : ToolHooks.run)
+      })
+      const exit = yield* serve({ tools: ToolSet.make(Add, Transfer), hooks: [stopper], concurrency: 1 }, (server) =>
+        Effect.exit(ToolLoop.run({ tools: server, prompt: "pay", concurrency: 1 })))
+      const error = failureOf(exit)
+      assert.isTrue(error instanceof ToolHooks.ToolRunStopped)
+      // The stopping call is skipped, and the call after it never runs.
+      assert.deepStrictEqual(
+        [
+          (error as ToolHooks.ToolRunStopped).reason,
+          (error as ToolHooks.ToolRunStopped).results.map((r) => [r.callId, r.status])
+        ],
+        ["no money moves today", [["c1", "success"], ["c2", "skipped"]]]
+      )
+      assert.strictEqual((yield* requests).length, 1)
+      assert.strictEqual(yield* Effect.flatMap(ScriptedModel, (model) => model.remaining), 1)
+    }).pipe(Effect.provide(scriptedModel([
+      [call("add", { left: 1, right: 1 }, "c1"), call("transfer", { amount: 5 }, "c2"), call("add", {}, "c3")],
+      "never reached"
+    ]))))
+
+  it.effect("a model that keeps calling tools fails with MaxTurnsExceeded, whose transcript can be run on", () =>
+    Effect.gen(function*() {
+      const set = ToolSet.make(Add)
+      const exit = yield* Effect.exit(ToolLoop.run({ tools: set, prompt: "count", maxTurns: 2 }))
+      const error = failureOf(exit)
+      assert.isTrue(error instanceof ToolLoop.MaxTurnsExceeded)
+      const exceeded = error as ToolLoop.MaxTurnsExceeded
+      assert.strictEqual(exceeded.message, "the model was still calling tools after 2 turns")
+      // Every call is answered, the last turn's too.
+      assert.deepStrictEqual(encode(exceeded.transcript), [
+        user("count"),
+        assistant(toolCall("c1", "add", { left: 1, right: 1 })),
+        tool(jsonResult("c1", "add", { value: 2 })),
+        assistant(toolCall("c2", "add", { left: 2, right: 1 })),
+        tool(jsonResult("c2", "add", { value: 3 }))
+      ])
+      assert.deepStrictEqual(exceeded.toolResults.map((r) => r.callId), ["c1", "c2"])
+      assert.strictEqual((yield* requests).length, 2)
+      // Going on from the transcript: the model sees it whole, and answers.
+      const resumed = yield* ToolLoop.run({ tools: set, prompt: exceeded.transcript, maxTurns: 2 })
+      assert.strictEqual(resumed.text, "Three.")
+      assert.deepStrictEqual(encode((yield* requests)[2]!.prompt), encode(exceeded.transcript))
+    }).pipe(Effect.provide(scriptedModel([
+      [call("add", { left: 1, right: 1 }, "c1")],
+      [call("add", { left: 2, right: 1 }, "c2")],
+      "Three."
+    ]))))
+
+  describe("with a tool server", () => {
+    it.effect("each turn offers and runs a snapshot: a tool added mid-turn is offered from the next turn on", () => {
+      const server: { current?: ToolServer.ToolServer } = {}
+      const Install = Tool.make("install_weather", {
+        description: "Install the weather tool",
+        parameters: Schema.Struct({}),
+        call: () => Effect.as(Effect.suspend(() => server.current!.add(GetWeather)), "installed")
+      })
+      return Effect.gen(function*() {
+        const out = yield* serve({ tools: ToolSet.make(Install) }, (handle) => {
+          server.current = handle
+          return ToolLoop.run({ tools: handle, prompt: "weather in Oslo?" })
+        })
+        const transcript = encode(out.transcript)
+        // Turn 1 ran against its snapshot: the tool installed by the call before it is not in it.
+        assert.deepStrictEqual(transcript[2], tool(
+          result("i1", "install_weather", false, "installed", "installed"),
+          failed(
+            "w1",
+            "get_weather",
+            "Tool call failed (not_found): tool `get_weather` not found; available tools: `install_weather`"
+          )
+        ))
+        assert.deepStrictEqual(
+          transcript[4],
+          tool(result("w2", "get_weather", false, "Sunny in Oslo", "Sunny in Oslo"))
+        )
+        assert.deepStrictEqual(
+          (yield* requests).map((request) => request.tools.map((offered) => offered.name)),
+          [["install_weather"], ["install_weather", "get_weather"], ["install_weather", "get_weather"]]
+        )
+      }).pipe(Effect.provide(scriptedModel([
+        [call("install_weather", {}, "i1"), call("get_weather", { city: "Oslo" }, "w1")],
+        [call("get_weather", { city: "Oslo" }, "w2")],
+        "Sunny in Oslo."
+      ])))
+    })
+
+    it.effect("tools are selected by the last user message; a call outside the selection is not_found", () =>
+      Effect.gen(function*() {
+        const GetTime = Tool.make("get_time", {
+          description: "The local time in a city",
+          parameters: Schema.Struct({ city: Schema.String }),
+          call: () => Effect.succeed("noon")
+        })
+        const built = yield* ToolSetBuilder.build(ToolSetBuilder.make().pipe(
+          ToolSetBuilder.addStatic(Add),
+          ToolSetBuilder.addEmbedding(
+            ToolEmbedding.make(GetWeather, { docs: ["weather forecast for a city", "will it rain tomorrow"] })
+          ),
+          ToolSetBuilder.addEmbedding(ToolEmbedding.make(GetTime, { docs: ["what time is it in a city"] }))
+        ))
+        const out = yield* serve({ tools: built }, (server) =>
+          ToolLoop.run({
+            tools: server,
+            prompt: [
+              { role: "user", content: "what time is it in Oslo?" },
+              { role: "assistant", content: "Noon." },
+              { role: "user", content: "will it rain in Oslo tomorrow?" }
+            ],
+            topK: 1
+          }))
+        assert.deepStrictEqual(encode(out.transcript)[4], tool(
+          failed(
+            "t1",
+            "get_time",
+            "Tool call failed (not_found): tool `get_time` not found; available tools: `get_weather`, `add`"
+          ),
+          result("w1", "get_weather", false, "Sunny in Oslo", "Sunny in Oslo")
+        ))
+        assert.deepStrictEqual(
+          (yield* requests).map((request) => request.tools.map((offered) => offered.name)),
+          [["get_weather", "add"], ["get_weather", "add"]]
+        )
+      }).pipe(Effect.provide(scriptedModel([
+        [call("get_time", { city: "Oslo" }, "t1"), call("get_weather", { city: "Oslo" }, "w1")],
+        "No rain."
+      ]))))
+
+    it.effect("calls bring the per-call values the run is given", () =>
+      Effect.gen(function*() {
+        const Whoami = Tool.make("whoami", {
+          description: "Who is asking",
+          parameters: Schema.Struct({}),
+          call: () => Effect.map(CurrentUser, (current) => current.id)
+        })
+        const program = Effect.flatMap(UserTools, (server) => ToolLoop.run({ tools: server, prompt: "who am I?" }))
+        expectTypeOf<Effect.Services<typeof program>>().toEqualTypeOf<
+          UserTools | CurrentUser | LanguageModel.LanguageModel
+        >()
+        const out = yield* program.pipe(
+          Effect.provide(ToolServer.layer(UserTools, { tools: ToolSet.make(Whoami) })),
+          Effect.provideService(CurrentUser, { id: "ada" })
+        )
+        assert.deepStrictEqual(encode(out.transcript)[2], tool(result("c1", "whoami", false, "ada", "ada")))
+      }).pipe(Effect.provide(scriptedModel([[call("whoami", {}, "c1")], "You are ada."]))))
+  })
+
+  it.effect("asks the model it is given, which the run then does not require", () =>
+    Effect.gen(function*() {
+      const model = yield* LanguageModel.LanguageModel
+      const program = ToolLoop.run({ model, tools: ToolSet.make(Add), prompt: "hi" })
+      expectTypeOf<Effect.Services<typeof program>>().toEqualTypeOf<never>()
+      expectTypeOf<Effect.Error<typeof program>>().toEqualTypeOf<AiError.AiError | ToolLoop.MaxTurnsExceeded>()
+      assert.strictEqual((yield* program).text, "Hello.")
+    }).pipe(Effect.provide(scriptedModel(["Hello."]))))
+
+  it.effect("with a tracing backend, one ToolLoop.run span is the parent of the model's spans and the calls'", () =>
+    Effect.gen(function*() {
+      const { spans, tracer } = makeRecorder()
+      yield* ToolLoop.run({ tools: ToolSet.make(Add), prompt: "add" }).pipe(Effect.withTracer(tracer))
+      const loop = spans.find((span) => span.name === "ToolLoop.run")
+      assert.isDefined(loop)
+      const children = spans.filter((span) => span.parent._tag === "Some" && span.parent.value.spanId === loop!.spanId)
+      assert.deepStrictEqual(children.map((span) => span.name), [
+        "LanguageModel.generateText",
+        "execute_tool add",
+        "LanguageModel.generateText"
+      ])
+    }).pipe(Effect.provide(scriptedModel([[call("add", { left: 1, right: 1 })], "2"]))))
+
+  it.effect("a failure of the model ends the loop with its AiError", () =>
+    Effect.gen(function*() {
+      const error = failureOf(yield* Effect.exit(ToolLoop.run({ tools: ToolSet.make(Add), prompt: "add" })))
+      assert.isTrue(isScriptExhausted(error))
+    }).pipe(Effect.provide(scriptedModel([[call("add", { left: 1, right: 1 })]]))))
+
+  it("the errors of a tool server's loop are in its type: a hook's stop, an index that fails", () => {
+    const program = Effect.flatMap(Tools, (server) => ToolLoop.run({ tools: server, prompt: "hi" }))
+    expectTypeOf<Effect.Error<typeof program>>().toEqualTypeOf<
+      AiError.AiError | ToolLoop.MaxTurnsExceeded | ToolHooks.ToolRunStopped | ToolIndex.ToolIndexError
+    >()
+  })
+
+  describe("options that cannot work throw a TypeError at the call", () => {
+    const tools = ToolSet.make(Add)
+    const run = (options: Record<string, unknown>) => () =>
+      ToolLoop.run({ tools, prompt: "hi", ...options } as unknown as ToolLoop.Options<typeof tools>)
+
+    it("maxTurns 0, negative, fractional, NaN, infinite or not a number", () => {
+      for (const maxTurns of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "3", null]) {
+        assert.throws(
+          run({ maxTurns }),
+          TypeError,
+          `ToolLoop.run: \`maxTurns\` must be a whole number of one or more, not ${String(maxTurns)}`
+        )
+      }
+    })
+
+    it.prop("maxTurns is accepted exactly when it is a whole number of one or more", [Schema.Number], ([maxTurns]) => {
+      const valid = Number.isInteger(maxTurns) && maxTurns >= 1
+      let threw = false
+      try {
+        run({ maxTurns })()
+      } catch (error) {
+        threw = error instanceof TypeError
+      }
+      assert.strictEqual(threw, !valid, String(maxTurns))
+    })
+
+    it("the other options", () => {
+      const cases: ReadonlyArray<readonly [Record<string, unknown>, string]> = [
+        [{ concurrency: 0 }, "`concurrency` must be a whole number of one or more, or \"unbounded\", not 0"],
+        [{ concurrency: "all" }, "`concurrency` must be a whole number of one or more, or \"unbounded\", not all"],
+        [{ topK: 0 }, "`topK` must be a whole number of one or more, not 0"],
+        [{ tools: [Add] }, "`tools` must be a ToolSet or a ToolServer"],
+        [{ model: { generateText: () => Effect.void } }, "`model` must be a LanguageModel service"],
+        [{ prompt: 42 }, "`prompt` must be a string, messages, or a Prompt"],
+        [{ prompt: [{ role: "wizard", content: "hi" }] }, "`prompt` holds messages that are not messages"]
+      ]
+      for (const [options, message] of cases) assert.throws(run(options), TypeError, `ToolLoop.run: ${message}`)
+      assert.throws(() => ToolLoop.run(null as never), TypeError, "ToolLoop.run: the options must be an object")
+    })
+  })
+
+  it.effect.prop(
+    "any batch of calls, to known tools or not, with any JSON arguments, gets one result per call in call order",
+    [Schema.Array(Schema.Struct({ name: Schema.Literals(["add", "get_weather", "missing"]), args: Schema.Json }))],
+    ([batch]) =>
+      Effect.gen(function*() {
+        const turns: ReadonlyArray<ScriptedTurn> = [
+          batch.map(({ name, args }, i) => call(name, args, `c${i}`)),
+          "done"
+        ]
+        const out = yield* Effect.provide(
+          ToolLoop.run({ tools: ToolSet.make(Add, GetWeather), prompt: "go" }),
+          scriptedModel(batch.length === 0 ? ["done"] : turns)
+        )
+        assert.strictEqual(out.text, "done")
+        assert.deepStrictEqual(out.toolResults.map((r) => r.callId), batch.map((_, i) => `c${i}`))
+        if (batch.length > 0) {
+          const answered = out.transcript.content[2]!
+          assert.strictEqual(answered.role, "tool")
+          assert.deepStrictEqual(
+            (answered as Prompt.ToolMessage).content.map((part) => part.type === "tool-result" && part.id),
+            batch.map((_, i) => `c${i}`)
+          )
+        }
+      }),
+    { arbitrary: { runs: 60 } }
+  )
+})
+
+describe("the transcript's parts and messages", () => {
+  const metadata = { provider: { cached: true } }
+  const responses: ReadonlyArray<readonly [string, ReadonlyArray<Response.Part<{}, "deferred">>]> = [
+    ["text and calls", [
+      Response.makePart("text", { text: "Let me see.", metadata }),
+      Response.makePart("reasoning", { text: "two calls" }),
+      Response.makePart("tool-call", { id: "a", name: "add", params: { left: 1 }, providerExecuted: false, metadata }),
+      Response.makePart("tool-call", { id: "b", name: "nope", params: "{broken", providerExecuted: false }),
+      Response.makePart("finish", { reason: "tool-calls", usage: new Response.Usage({ inputTokens: {}, outputTokens: {} }) })
+    ]],
+    ["only a finish", [
+      Response.makePart("finish", { reason: "stop", usage: new Response.Usage({ inputTokens: {}, outputTokens: {} }) })
+    ]],
+    ["a file the model made", [
+      Response.makePart("text", { text: "Here." }),
+      Response.makePart("file", { mediaType: "image/png", data: new Uint8Array([1, 2, 3]) })
+    ]]
+  ]
+
+  it("a model's turn is the message effect/ai's Prompt.fromResponseParts makes", () => {
+    for (const [what, content] of responses) {
+      const built = assistantMessages(content)
+      assert.deepStrictEqual(built, Prompt.fromResponseParts(content).content, what)
+      assert.isTrue(built.every(Prompt.isMessage), what)
+    }
+  })
+
+  const resultOf = (status: ToolResult.Status, output: ToolOutput.ToolOutput) =>
+    ToolResult.make({
+      callId: "c1",
+      name: "tool",
+      arguments: {},
+      status,
+      output,
+      error: Option.none(),
+      metadata: Context.empty(),
+      durationMs: 0
+    })
+
+  it("a result is the part effect/ai's constructors make, and the tool message around it is theirs too", () => {
+    const output = ToolOutput.content([ToolResultContent.text("a chart"), ToolResultContent.imageBase64(pixel, "image/png")])
+    const part = toolResultPartOf(resultOf("success", output))
+    assert.deepStrictEqual(part, Prompt.toolResultPart({
+      id: "c1",
+      name: "tool",
+      isFailure: false,
+      result: "a chart\n[image/png omitted]",
+      modelOutput: modelParts(output),
+      providerExecuted: false
+    }))
+    assert.isTrue(Prompt.isPart(part))
+    assert.deepStrictEqual(toolMessage([part]), Prompt.makeMessage("tool", { content: [part] }))
+  })
+
+  const Block = Schema.Union([Schema.String, Schema.Struct({ json: Schema.Json })])
+
+  it.prop(
+    "an output of text and JSON is shown to the model as the one mapping shows it; a lone JSON value is the result",
+    [Schema.NonEmptyArray(Block)],
+    ([blocks]) => {
+      const content = blocks.map((block) =>
+        typeof block === "string" ? ToolResultContent.text(block) : ToolResultContent.json(block.json)
+      )
+      const output = ToolOutput.content([content[0]!, ...content.slice(1)])
+      const part = toolResultPartOf(resultOf("success", output))
+      const first = blocks[0]
+      if (blocks.length === 1 && typeof first !== "string") {
+        assert.deepStrictEqual([part.result, part.modelOutput], [first.json, undefined])
+      } else {
+        assert.deepStrictEqual(part.modelOutput, modelParts(output))
+      }
+    },
+    { arbitrary: { runs: 100 } }
+  )
+})
