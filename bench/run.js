@@ -13,6 +13,8 @@ import { Tool, ToolEmbedding, ToolIndex } from "effect-llm-tools"
 import { evaluateRetrieval, retrievalTable } from "./retrieval/eval.js"
 import { measureSelection, selectionTable } from "./selection.js"
 import { measureMcp, mcpTable, mcpTargets } from "./mcp.js"
+import { aiTable, aiTargets, measureAi } from "./ai.js"
+import { loopTable, loopTargets, measureLoop } from "./loop.js"
 import { measureServer, serverConcurrencyTable, serverPerCallTable, serverTargets } from "./server.js"
 import {
   bytesPerCall, calibrate, fmtBytes, fmtMiB, fmtNs, fmtX, interleave, measureRounds, median, ratioStats, table, warmup
@@ -207,6 +209,12 @@ const server = await measureServer(config, log)
 const mcp = await measureMcp({ warmupMs: config.warmupMs, roundMs: 4 * config.roundMs, rounds: config.rounds }, log)
 
 // ---------------------------------------------------------------------------------------------------------------
+// 3d. the model ⇄ tools loop, and effect/ai's generateText with our bridged toolkit against effect/ai's own
+
+const loop = await measureLoop({ warmupMs: config.warmupMs, roundMs: 4 * config.roundMs, rounds: config.rounds }, log)
+const ai = await measureAi({ warmupMs: config.warmupMs, roundMs: 4 * config.roundMs, rounds: config.rounds }, log)
+
+// ---------------------------------------------------------------------------------------------------------------
 // 3b. tool selection: ToolIndex build and select times, and retrieval quality on real MCP tool definitions
 
 log(`[bench] tool selection: speed over 100, 1,000 and 10,000 tools; retrieval evaluation`)
@@ -262,6 +270,8 @@ const target = (what, measured, pass) => targets.push([pass ? "PASS" : "FAIL", w
   )
   for (const [what, measured, pass] of serverTargets(server)) target(what, measured, pass)
   for (const [what, measured, pass] of mcpTargets(mcp)) target(what, measured, pass)
+  for (const [what, measured, pass] of loopTargets(loop)) target(what, measured, pass)
+  for (const [what, measured, pass] of aiTargets(ai)) target(what, measured, pass)
   target("ToolIndex.select over 10,000 tools ≤ 5 ms median", `${selection10k.selectMedianMs.toFixed(3)} ms`, selection10k.selectMedianMs <= 5)
   target("ToolIndex.make over 10,000 tools ≤ 1.5 s", `${selection10k.buildMs.toFixed(0)} ms`, selection10k.buildMs <= 1500)
   {
@@ -370,6 +380,19 @@ its \`Client\` calling its \`McpServer\` over its \`InMemoryTransport\`, with th
 output). ${config.rounds} interleaved rounds; the ratio is taken per round, then the median.
 
 ${mcpTable(mcp)}
+
+## The model ⇄ tools loop, and effect/ai's generateText with our toolkit
+
+\`bench/loop.js\`: one conversation of two model turns, the first calling the typed \`add\` 3 times, run by
+\`ToolLoop.run\` over a scripted model; the model's own cost is timed alone and taken out, and what is left, per call, is
+compared with a bare \`ToolSet.executeAll\` of the same 3 calls, per round.
+
+${loopTable(loop)}
+
+\`bench/ai.js\`: effect/ai's \`LanguageModel.generateText\` resolving the same 3 calls from a scripted model, with
+\`AiToolkit.fromToolSet\` against effect/ai's own \`Toolkit\` and handlers layer on the same tool.
+
+${aiTable(ai)}
 
 ## Tool selection: ToolIndex over 100, 1,000 and 10,000 tools
 
