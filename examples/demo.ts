@@ -1,10 +1,12 @@
 /**
- * What `npm start` runs: a batch of tool calls as a model might send them — good ones, malformed JSON, wrong types,
- * an unknown tool, a typed tool failure, a refusal, a missing key — dispatched in one `executeAll`, and one table of
- * what came back: the status, the error kind, what the model sees, and the host-only metadata it never sees. Then,
- * for a few of the same results, what each provider adapter would put in the next request. Last, the same tools behind
- * a `ToolServer` with hooks (`server.ts`): a denied call, a skipped one, an approval deferred and resumed, and a
- * retried flaky call.
+ * What `npm start` runs. First, a short conversation between a scripted model and the tools, run by `ToolLoop.run`
+ * (`loop.ts`): parallel calls, one denied by a hook, then the final answer. Then a batch of tool calls as a model
+ * might send them — good ones, malformed JSON, wrong types, an unknown tool, a typed tool failure, a refusal, a
+ * missing key — dispatched in one `executeAll`, and one table of what came back: the status, the error kind, what the
+ * model sees, and the host-only metadata it never sees; for a few of the same results, what each provider adapter
+ * would put in the next request. Then the same tools behind a `ToolServer` with hooks (`server.ts`): a denied call, a
+ * skipped one, an approval deferred and resumed, and a retried flaky call. Last, the built-in tools (`builtins.ts`)
+ * on a scratch folder, the unsafe calls refused.
  */
 import { Console, Effect, Option } from "effect"
 import {
@@ -17,6 +19,8 @@ import {
   ToolResult,
   ToolSet
 } from "../src/index.ts"
+import { builtinsDemo } from "./builtins.ts"
+import { loopDemo } from "./loop.ts"
 import { serverDemo } from "./server.ts"
 import { AuditRecord, CurrentUser, tools, WeatherSource } from "./tools.ts"
 
@@ -130,7 +134,7 @@ const providers = (results: ReadonlyArray<ToolResult.ToolResult>): string => {
 const program = Effect.gen(function*() {
   const results = yield* ToolSet.executeAll(tools, calls, { concurrency: 4 })
   yield* Console.log(
-    `${calls.length} tool calls for ${user.id} (balance ${user.balance}), dispatched with concurrency 4; ` +
+    `\n${calls.length} tool calls for ${user.id} (balance ${user.balance}), dispatched with concurrency 4; ` +
       `results in call order.\n`
   )
   yield* Console.log(table(results.map(row)))
@@ -142,4 +146,11 @@ const program = Effect.gen(function*() {
   yield* Console.log(providers(shown))
 })
 
-Effect.runPromise(program.pipe(Effect.andThen(serverDemo), Effect.provideService(CurrentUser, user)))
+Effect.runPromise(
+  loopDemo.pipe(
+    Effect.andThen(program),
+    Effect.andThen(serverDemo),
+    Effect.andThen(builtinsDemo),
+    Effect.provideService(CurrentUser, user)
+  )
+)
