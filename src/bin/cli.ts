@@ -220,6 +220,8 @@ const mcp = Command.make("mcp", {
     "",
     "Speaks MCP on standard input and output (the host starts the command), or with --http PORT on Streamable HTTP",
     "bound to 127.0.0.1. Standard output carries only the protocol; messages and logs go to standard error.",
+    "--http asks for no credentials: any program or user of this machine can call the tools (write to --root too,",
+    "with --write). Browsers are kept out by the Host and Origin checks. Prefer stdio on a shared machine.",
     "",
     "Exit codes: 0 help, version, or the host closed the connection; 1 the server failed; 2 a bad command line or",
     "--tools module; 130 stopped by a signal."

@@ -91,8 +91,9 @@ describe("Builtin", () => {
       assert.deepStrictEqual(namesOf(yield* build({ allowHosts: [] })), base)
       const set = yield* build({ allowHosts: ["docs.example.test"], maxBytes: 4096, timeout: "5 seconds" })
       assert.deepStrictEqual(namesOf(set), [...base, "fetch"])
-      // Refused by the allow-list, before any name is resolved or any connection made.
-      const refused = yield* execute(set, "fetch", { url: "http://elsewhere.test/" })
+      // Refused by the allow-list, before any name is resolved or any connection made. A loopback literal: were the
+      // allow-list broken, no packet would leave this machine (a name would be resolved by the system's DNS).
+      const refused = yield* execute(set, "fetch", { url: "http://127.0.0.2/" })
       assert.strictEqual(refused.status, "denied")
       assert.include(JSON.stringify(refused.output.content), "docs.example.test")
     }))
