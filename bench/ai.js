@@ -10,7 +10,7 @@ import { ToolCall, ToolSet } from "effect-llm-tools"
 import { AiToolkit } from "effect-llm-tools/ai"
 import { pathToFileURL } from "node:url"
 import { argumentTexts, expectedValue, makeOurAdd, Params, Success } from "./contenders.js"
-import { fmtNs, fmtX, measureRounds, median, ratioStats, table } from "./measure.js"
+import { fmtX, measureRounds, ratioStats, table, versusPeerTable } from "./measure.js"
 
 const callsPerTurn = 3
 
@@ -47,6 +47,21 @@ const sumsOf = (response) =>
       return part.encodedResult.value
     })
 
+/**
+ * A contender's request `i`: `generateText` with `toolkit` against a scripted model of the contender's own (so that
+ * the request it is told to answer is its own), run with `runPromise`, giving the sums of the tool results.
+ */
+const generating = (toolkit) => {
+  const at = { i: 0 }
+  const model = makeScriptedModel(at)
+  return async (i) => {
+    at.i = i
+    const request = LanguageModel.generateText({ prompt, toolkit })
+    const response = await Effect.runPromise(Effect.provideService(request, LanguageModel.LanguageModel, model))
+    return sumsOf(response)
+  }
+}
+
 /** The contenders: ours, effect/ai's own Toolkit, and our ToolSet.executeAll on the same calls as a reference. */
 export const makeAiContenders = async () => {
   const contenders = []
@@ -63,23 +78,13 @@ export const makeAiContenders = async () => {
       }
     })
 
-  const ourAt = { i: 0 }
-  const ourModel = makeScriptedModel(ourAt)
   const set = ToolSet.make(makeOurAdd())
-  const ours = AiToolkit.fromToolSet(set)
   add(
     "ours: generateText, toolkit AiToolkit.fromToolSet (our dispatch), 3 calls, runPromise/request",
     "ours",
-    async (i) => {
-      ourAt.i = i
-      const request = LanguageModel.generateText({ prompt, toolkit: ours })
-      const response = await Effect.runPromise(Effect.provideService(request, LanguageModel.LanguageModel, ourModel))
-      return sumsOf(response)
-    }
+    generating(AiToolkit.fromToolSet(set))
   )
 
-  const peerAt = { i: 0 }
-  const peerModel = makeScriptedModel(peerAt)
   const AiAdd = AiTool.make("add", { description: "Add two integers", parameters: Params, success: Success })
   const toolkit = Toolkit.make(AiAdd)
   const handlers = await Effect.runPromise(
@@ -88,12 +93,7 @@ export const makeAiContenders = async () => {
   add(
     "effect/ai: generateText, Toolkit.make + toLayer handlers (Toolkit.handle), 3 calls, runPromise/request",
     "peer",
-    async (i) => {
-      peerAt.i = i
-      const request = LanguageModel.generateText({ prompt, toolkit: handlers })
-      const response = await Effect.runPromise(Effect.provideService(request, LanguageModel.LanguageModel, peerModel))
-      return sumsOf(response)
-    }
+    generating(handlers)
   )
 
   add(
@@ -145,24 +145,8 @@ export const aiTargets = (measured) => {
 }
 
 /** The table of the rows: time per request (3 calls) and the ratio to effect/ai's own Toolkit. */
-export const aiTable = (measured) => {
-  const peer = measured.samples[indexOf(measured, "peer")]
-  return table(
-    ["contender", "median / request", "min", "max", "× effect/ai Toolkit (median of rounds [min–max])"],
-    measured.contenders.map((c, j) => {
-      const xs = measured.samples[j]
-      const vs = c.key === "peer" ? undefined : ratioStats(xs, peer)
-      return [
-        c.name,
-        fmtNs(median(xs)),
-        fmtNs(Math.min(...xs)),
-        fmtNs(Math.max(...xs)),
-        vs === undefined ? "—" : `${fmtX(vs.median)} [${fmtX(vs.min)}–${fmtX(vs.max)}]`
-      ]
-    }),
-    ["l", "r", "r", "r", "r"]
-  )
-}
+export const aiTable = (measured) =>
+  versusPeerTable(measured, indexOf(measured, "peer"), { perCall: "median / request", versus: "effect/ai Toolkit" })
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const quick = process.argv.includes("--quick")

@@ -9,7 +9,7 @@ import { ToolCall, ToolSet } from "effect-llm-tools"
 import { McpClient, McpServer } from "effect-llm-tools/mcp"
 import { fileURLToPath } from "node:url"
 import { argumentTexts, expectedValue, makeOurAdd, makeSdkMcpPair } from "./contenders.js"
-import { fmtNs, fmtX, measureRounds, median, ratioStats, table } from "./measure.js"
+import { fmtX, measureRounds, ratioStats, table, versusPeerTable } from "./measure.js"
 
 class BenchTools extends Context.Service()("bench/McpTools") {}
 
@@ -156,22 +156,7 @@ export const mcpTargets = (measured) => {
 }
 
 /** The per-call table of the MCP rows. */
-export const mcpTable = (measured) =>
-  table(
-    ["contender", "median / call", "min", "max", "× SDK (median of rounds [min–max])"],
-    measured.contenders.map((c, j) => {
-      const xs = measured.samples[j]
-      const vs = j === 1 ? undefined : ratioStats(xs, measured.samples[1])
-      return [
-        c.name,
-        fmtNs(median(xs)),
-        fmtNs(Math.min(...xs)),
-        fmtNs(Math.max(...xs)),
-        vs === undefined ? "—" : `${fmtX(vs.median)} [${fmtX(vs.min)}–${fmtX(vs.max)}]`
-      ]
-    }),
-    ["l", "r", "r", "r", "r"]
-  )
+export const mcpTable = (measured) => versusPeerTable(measured, 1, { perCall: "median / call", versus: "SDK" })
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const quick = process.argv.includes("--quick")

@@ -109,3 +109,25 @@ export const table = (header, rows, align) => {
   for (const row of rows) lines.push(`| ${row.join(" | ")} |`)
   return lines.join("\n")
 }
+
+/**
+ * The table of contenders timed against one of them, the peer at index `peer`: each one's median, min and max per
+ * call over the rounds, and its per-round ratio to the peer (median of rounds [min–max]); the peer's own ratio is "—".
+ * `perCall` heads the median column ("median / call"), `versus` names the peer in the ratio column ("SDK").
+ */
+export const versusPeerTable = (measured, peer, { perCall, versus }) =>
+  table(
+    ["contender", perCall, "min", "max", `× ${versus} (median of rounds [min–max])`],
+    measured.contenders.map((c, j) => {
+      const xs = measured.samples[j]
+      const vs = j === peer ? undefined : ratioStats(xs, measured.samples[peer])
+      return [
+        c.name,
+        fmtNs(median(xs)),
+        fmtNs(Math.min(...xs)),
+        fmtNs(Math.max(...xs)),
+        vs === undefined ? "—" : `${fmtX(vs.median)} [${fmtX(vs.min)}–${fmtX(vs.max)}]`
+      ]
+    }),
+    ["l", "r", "r", "r", "r"]
+  )

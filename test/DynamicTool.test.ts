@@ -1,6 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Arbitrary, Context, Duration, Effect, Exit, Option, Redacted, Result, Schema } from "effect"
-import { readFileSync } from "node:fs"
+import { Arbitrary, Context, Duration, Effect, Option, Redacted, Result, Schema } from "effect"
 import {
   Anthropic,
   DynamicTool,
@@ -14,20 +13,16 @@ import {
   ToolResult,
   ToolSet
 } from "../src/index.ts"
-import { withoutNegativeZero } from "./support/json.ts"
 import { ToolTesting } from "../src/testing/index.ts"
+import { executeOrFail as execute } from "./support/dispatch.ts"
+import { withoutNegativeZero } from "./support/json.ts"
+import { catalogueTools, draft07Schema, draft2020Schema, searchDocsParameters } from "./support/mcpSchemas.ts"
+import { typeErrorOf } from "./support/throws.ts"
 import { makeRecorder } from "./support/tracing.ts"
 
 // -------------------------------------------------------------------------------------------------------------
 // Helpers
 // -------------------------------------------------------------------------------------------------------------
-
-const searchDocsParameters = {
-  type: "object",
-  properties: { query: { type: "string", minLength: 1 }, limit: { type: "integer", minimum: 1, maximum: 20 } },
-  required: ["query"],
-  additionalProperties: false
-}
 
 /** The arguments each call of a tool made by `echoing` received, in order. */
 const received: Array<DynamicTool.Arguments> = []
@@ -49,16 +44,6 @@ const SearchDocs = echoing("search_docs", searchDocsParameters)
 
 const call = (name: string, args: unknown, id = "call_1") => ToolCall.make({ id, name, arguments: args })
 
-/** Runs one call; `execute` must never fail or die. */
-const execute = <T extends Tool.Any>(set: ToolSet.ToolSet<T>, toolCall: ToolCall.ToolCall, options?: ToolSet.ExecuteOptions) =>
-  Effect.gen(function*() {
-    const exit = yield* Effect.exit(
-      ToolSet.execute(set, toolCall, options) as Effect.Effect<ToolResult.ToolResult>
-    )
-    if (Exit.isFailure(exit)) return assert.fail(`execute did not succeed: ${String(exit)}`)
-    return exit.value
-  })
-
 const summarize = (result: ToolResult.ToolResult) => ({
   status: result.status,
   kind: Option.getOrUndefined(Option.map(result.error, (error) => error.kind)),
@@ -66,62 +51,7 @@ const summarize = (result: ToolResult.ToolResult) => ({
   message: Option.getOrUndefined(Option.map(result.error, (error) => error.message))
 })
 
-/** The TypeError message of a function that must throw one. */
-const typeErrorOf = (f: () => unknown): string => {
-  try {
-    f()
-  } catch (error) {
-    assert.instanceOf(error, TypeError)
-    return (error as TypeError).message
-  }
-  return assert.fail("nothing was thrown")
-}
-
 const other = "the tool failed"
-
-// Real MCP-shaped schemas, as servers send them in tools/list.
-const draft07Schema = {
-  $schema: "http://json-schema.org/draft-07/schema#",
-  type: "object",
-  properties: {
-    owner: { type: "string", description: "Repository owner" },
-    author: { $ref: "#/definitions/person" },
-    committer: { $ref: "#/properties/author" },
-    position: { type: "array", items: [{ type: "integer" }, { type: "string" }], additionalItems: false },
-    labels: { type: "array", items: { type: "string" } }
-  },
-  required: ["owner", "author"],
-  additionalProperties: false,
-  definitions: {
-    person: {
-      type: "object",
-      properties: { name: { type: "string" }, email: { type: "string", format: "email" } },
-      required: ["name", "email"],
-      additionalProperties: false
-    }
-  }
-}
-
-const draft2020Schema = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  type: "object",
-  properties: {
-    from: { $ref: "#/$defs/point" },
-    to: { $ref: "#/$defs/point" },
-    span: { type: "array", prefixItems: [{ type: "integer", minimum: -5, maximum: 5 }, { type: "string", maxLength: 3 }], items: false },
-    mode: { enum: ["walk", "ride"] }
-  },
-  required: ["from", "to", "mode"],
-  additionalProperties: false,
-  $defs: {
-    point: {
-      type: "object",
-      properties: { x: { type: "number" }, y: { type: "number" } },
-      required: ["x", "y"],
-      additionalProperties: false
-    }
-  }
-}
 
 const Draft07 = echoing("create_commit", draft07Schema)
 const Draft2020 = echoing("route", draft2020Schema)
@@ -519,22 +449,15 @@ describe("DynamicTool.make", () => {
       }))
 
     it("every real MCP tool schema of the retrieval catalogue makes a tool", () => {
-      const catalogue = JSON.parse(readFileSync(new URL("../bench/retrieval/catalogue.json", import.meta.url), "utf8")) as {
-        readonly servers: ReadonlyArray<{ readonly server: string; readonly tools: ReadonlyArray<{ readonly name: string; readonly description?: string; readonly inputSchema: DynamicTool.JsonSchema }> }>
+      for (const definition of catalogueTools) {
+        const tool = DynamicTool.make(definition.name, {
+          description: definition.description ?? "",
+          parameters: definition.inputSchema,
+          call: () => Effect.void
+        })
+        assert.deepStrictEqual(ToolDefinition.fromTool(tool).parameters, definition.inputSchema)
       }
-      let count = 0
-      for (const { server, tools } of catalogue.servers) {
-        for (const definition of tools) {
-          const tool = DynamicTool.make(`${server}.${definition.name}`, {
-            description: definition.description ?? "",
-            parameters: definition.inputSchema,
-            call: () => Effect.void
-          })
-          assert.deepStrictEqual(ToolDefinition.fromTool(tool).parameters, definition.inputSchema)
-          count++
-        }
-      }
-      assert.isAbove(count, 50)
+      assert.isAbove(catalogueTools.length, 50)
     })
   })
 

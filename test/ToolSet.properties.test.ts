@@ -4,6 +4,7 @@ import { Add } from "../examples/tools.ts"
 import { Tool, ToolExecutionError, ToolOutput, ToolResult, ToolResultContent, ToolSet } from "../src/index.ts"
 import { ToolTesting } from "../src/testing/index.ts"
 import { isFrozenPlainJson } from "./support/frozenJson.ts"
+import { throwingProxy } from "./support/hostile.ts"
 import { withoutNegativeZero } from "./support/json.ts"
 
 const options = { arbitrary: { runs: 200 } }
@@ -330,21 +331,6 @@ describe("output is one frozen plain JSON copy", () => {
 })
 
 describe("dispatch is total against hostile JavaScript", () => {
-  const throwing = () =>
-    new Proxy({}, {
-      get() {
-        throw new Error("SECRET trap")
-      },
-      has() {
-        throw new Error("SECRET trap")
-      },
-      ownKeys() {
-        throw new Error("SECRET trap")
-      },
-      getPrototypeOf() {
-        throw new Error("SECRET trap")
-      }
-    })
   const getter = () => ({
     get secret(): string {
       throw new Error("SECRET getter")
@@ -359,18 +345,18 @@ describe("dispatch is total against hostile JavaScript", () => {
   /** What a tool does, by name: every way a JavaScript tool can break the contract. */
   const behaviours: Record<string, () => unknown> = {
     ok: () => Effect.succeed("ok"),
-    returnsProxy: () => Effect.succeed(throwing()),
+    returnsProxy: () => Effect.succeed(throwingProxy()),
     returnsGetter: () => Effect.succeed(getter()),
     returnsCycleBlock: () => Effect.succeed(ToolOutput.json(cyclic() as Schema.Json)),
     returnsBadBlock: () => Effect.succeed(new ToolResultContent.Text({ text: 5 as never })),
     returnsDeep: () => Effect.succeed(deepArrays(5000)),
-    callIsProxy: () => throwing(),
+    callIsProxy: () => throwingProxy(),
     callThrows: () => {
-      throw throwing()
+      throw throwingProxy()
     },
     callReturnsPromise: () => Promise.resolve(1),
-    failsWithProxy: () => Effect.fail(throwing()),
-    diesWithProxy: () => Effect.die(throwing()),
+    failsWithProxy: () => Effect.fail(throwingProxy()),
+    diesWithProxy: () => Effect.die(throwingProxy()),
     failsWithBareError: () => Effect.fail(Object.create(ToolExecutionError.ToolExecutionError.prototype)),
     failsWithBadKind: () => Effect.fail(new ToolExecutionError.ToolExecutionError({ kind: 5, message: {} } as never)),
     failsWithBadOutput: () =>
@@ -382,7 +368,7 @@ describe("dispatch is total against hostile JavaScript", () => {
       Tool.make(name, {
         description: name,
         parameters: Schema.Record(Schema.String, Schema.Unknown),
-        mapError: () => throwing() as never,
+        mapError: () => throwingProxy() as never,
         call: () => behave() as Effect.Effect<unknown>
       })
     )
@@ -392,7 +378,7 @@ describe("dispatch is total against hostile JavaScript", () => {
     object: () => ({ a: 1 }),
     text: () => "{\"a\":1}",
     garbage: () => "{not json",
-    proxy: throwing,
+    proxy: throwingProxy,
     getter,
     cyclic,
     deep: () => ({ a: deepArrays(5000) }),
@@ -415,7 +401,7 @@ describe("dispatch is total against hostile JavaScript", () => {
       case "plain":
         return { id: `c${i}`, name: spec.behaviour, arguments: args }
       case "proxy":
-        return throwing()
+        return throwingProxy()
       case "null":
         return null
       case "number":
@@ -444,10 +430,10 @@ describe("dispatch is total against hostile JavaScript", () => {
         const iterable: Iterable<unknown> = {
           *[Symbol.iterator]() {
             for (let i = 0; i < calls.length; i++) {
-              if (i === throwsAt) throw throwing()
+              if (i === throwsAt) throw throwingProxy()
               yield calls[i]
             }
-            if (throwsAt === calls.length) throw throwing()
+            if (throwsAt === calls.length) throw throwingProxy()
           }
         }
         const exit = yield* Effect.exit(

@@ -1,9 +1,9 @@
 import { assert, describe, expectTypeOf, it } from "@effect/vitest"
-import { Arbitrary, Effect, Option, Result, Schema } from "effect"
+import { Arbitrary, Effect, Result, Schema } from "effect"
 import { calculator } from "../../src/builtin/calculator.ts"
 import { evaluate, evaluateValue } from "../../src/builtin/internal/arithmeticExpression.ts"
-import { DynamicTool, Tool, type ToolExecutionError, ToolOutput, type ToolResult, ToolSet } from "../../src/index.ts"
-import { kindOf } from "../support/results.ts"
+import { DynamicTool, type ToolExecutionError, type ToolResult, ToolSet } from "../../src/index.ts"
+import { definitionOf, executeTool } from "../support/builtinTool.ts"
 
 // ---------------------------------------------------------------------------------------------------------------------
 // helpers
@@ -11,14 +11,7 @@ import { kindOf } from "../support/results.ts"
 
 const set = ToolSet.make(calculator)
 
-/** What the model sees from one call: the JSON of a success, or the kind and text of an error. */
-const seen = (result: ToolResult.ToolResult) =>
-  result.status === "success"
-    ? { status: result.status, output: Option.getOrUndefined(ToolOutput.asJson(result.output)) }
-    : { status: result.status, kind: kindOf(result), message: Option.getOrUndefined(ToolOutput.asText(result.output)) }
-
-const execute = (args: unknown) =>
-  Effect.map(ToolSet.execute(set, { id: "call_1", name: "calculator", arguments: args }), seen)
+const execute = executeTool(set, "calculator")
 
 const calculate = (expression: string) => execute({ expression })
 
@@ -93,32 +86,23 @@ const calculateAll = (cases: ReadonlyArray<readonly [string, unknown]>) =>
 describe("definition", () => {
   it("is a portable tool named calculator, with its bounds in the JSON Schema the model reads", () => {
     assert.isTrue(DynamicTool.isPortable(calculator))
-    const definition = Tool.definition(calculator)
-    assert.deepStrictEqual(
-      {
-        name: definition.name,
-        parameters: definition.parameters,
-        outputRequired: (definition.outputSchema as { required?: unknown } | undefined)?.required,
-        annotations: definition.annotations
-      },
-      {
-        name: "calculator",
-        parameters: {
-          type: "object",
-          properties: {
-            expression: {
-              type: "string",
-              maxLength: 1000,
-              description: "The expression, such as (12.5 * 3 - 4) / 7 or sqrt(2) ^ 2"
-            }
-          },
-          required: ["expression"],
-          additionalProperties: false
+    assert.deepStrictEqual(definitionOf(calculator), {
+      name: "calculator",
+      parameters: {
+        type: "object",
+        properties: {
+          expression: {
+            type: "string",
+            maxLength: 1000,
+            description: "The expression, such as (12.5 * 3 - 4) / 7 or sqrt(2) ^ 2"
+          }
         },
-        outputRequired: ["result", "exact"],
-        annotations: { title: "Calculator", readOnly: true, idempotent: true, openWorld: false }
-      }
-    )
+        required: ["expression"],
+        additionalProperties: false
+      },
+      outputRequired: ["result", "exact"],
+      annotations: { title: "Calculator", readOnly: true, idempotent: true, openWorld: false }
+    })
   })
 
   it("names every function and constant in its description", () => {

@@ -1,32 +1,23 @@
 import { assert, describe, expectTypeOf, it } from "@effect/vitest"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import { clock } from "../../src/builtin/clock.ts"
-import { DynamicTool, Tool, ToolOutput, type ToolResult, ToolSet } from "../../src/index.ts"
-import { kindOf } from "../support/results.ts"
+import { DynamicTool, type ToolResult, ToolSet } from "../../src/index.ts"
+import { definitionOf, executeTool } from "../support/builtinTool.ts"
 
 const set = ToolSet.make(clock)
 
-/** What the model sees from one call: the JSON of a success, or the kind and text of an error. */
-const seen = (result: ToolResult.ToolResult) =>
-  result.status === "success"
-    ? { status: result.status, output: Option.getOrUndefined(ToolOutput.asJson(result.output)) }
-    : { status: result.status, kind: kindOf(result), message: Option.getOrUndefined(ToolOutput.asText(result.output)) }
-
-const execute = (args: unknown) =>
-  Effect.map(ToolSet.execute(set, { id: "call_1", name: "clock", arguments: args }), seen)
+const execute = executeTool(set, "clock")
 
 /** The clock's answer at `epochMillis`, read from the test clock. */
 const at = (epochMillis: number, args: unknown) =>
   Effect.andThen(TestClock.setTime(epochMillis), execute(args))
 
-const now = (output: {
-  readonly utc: string
-  readonly timeZone: string
-  readonly local: string
-  readonly offset: string
-  readonly weekday: string
-}) => ({ status: "success" as const, output })
+/** The clock's answer of a success: its `offset` is the one `local` is written with, at its end (such as +01:00). */
+const now = (utc: string, timeZone: string, local: string, weekday: string) => ({
+  status: "success" as const,
+  output: { utc, timeZone, local, offset: local.slice(-6), weekday }
+})
 
 const unknownTimeZone = {
   status: "error" as const,
@@ -42,33 +33,24 @@ const afterTheChange = Date.UTC(2025, 2, 30, 1, 0, 0, 0)
 describe("definition", () => {
   it("is a portable, read-only tool named clock, whose one argument is an optional time zone", () => {
     assert.isTrue(DynamicTool.isPortable(clock))
-    const definition = Tool.definition(clock)
-    assert.deepStrictEqual(
-      {
-        name: definition.name,
-        parameters: definition.parameters,
-        outputRequired: (definition.outputSchema as { required?: unknown } | undefined)?.required,
-        annotations: definition.annotations
-      },
-      {
-        name: "clock",
-        parameters: {
-          type: "object",
-          properties: {
-            timeZone: {
-              type: "string",
-              minLength: 1,
-              maxLength: 64,
-              description: "An IANA time zone name, such as Europe/Paris; UTC when omitted"
-            }
-          },
-          required: [],
-          additionalProperties: false
+    assert.deepStrictEqual(definitionOf(clock), {
+      name: "clock",
+      parameters: {
+        type: "object",
+        properties: {
+          timeZone: {
+            type: "string",
+            minLength: 1,
+            maxLength: 64,
+            description: "An IANA time zone name, such as Europe/Paris; UTC when omitted"
+          }
         },
-        outputRequired: ["utc", "timeZone", "local", "offset", "weekday"],
-        annotations: { title: "Clock", readOnly: true, openWorld: false }
-      }
-    )
+        required: [],
+        additionalProperties: false
+      },
+      outputRequired: ["utc", "timeZone", "local", "offset", "weekday"],
+      annotations: { title: "Clock", readOnly: true, openWorld: false }
+    })
   })
 
   it("needs no services: the time comes from the Clock every fiber has", () => {
@@ -83,25 +65,13 @@ describe("the time", () => {
     Effect.gen(function*() {
       assert.deepStrictEqual(
         yield* at(afterTheChange, {}),
-        now({
-          utc: "2025-03-30T01:00:00.000Z",
-          timeZone: "UTC",
-          local: "2025-03-30T01:00:00.000+00:00",
-          offset: "+00:00",
-          weekday: "Sunday"
-        })
+        now("2025-03-30T01:00:00.000Z", "UTC", "2025-03-30T01:00:00.000+00:00", "Sunday")
       )
       // The test clock starts at the epoch: nothing reads the real time.
       yield* TestClock.setTime(0)
       assert.deepStrictEqual(
         yield* execute({}),
-        now({
-          utc: "1970-01-01T00:00:00.000Z",
-          timeZone: "UTC",
-          local: "1970-01-01T00:00:00.000+00:00",
-          offset: "+00:00",
-          weekday: "Thursday"
-        })
+        now("1970-01-01T00:00:00.000Z", "UTC", "1970-01-01T00:00:00.000+00:00", "Thursday")
       )
     }))
 
@@ -111,20 +81,8 @@ describe("the time", () => {
       const first = yield* execute({})
       yield* TestClock.adjust("90 minutes")
       assert.deepStrictEqual([first, yield* execute({})], [
-        now({
-          utc: "2025-03-30T01:00:00.000Z",
-          timeZone: "UTC",
-          local: "2025-03-30T01:00:00.000+00:00",
-          offset: "+00:00",
-          weekday: "Sunday"
-        }),
-        now({
-          utc: "2025-03-30T02:30:00.000Z",
-          timeZone: "UTC",
-          local: "2025-03-30T02:30:00.000+00:00",
-          offset: "+00:00",
-          weekday: "Sunday"
-        })
+        now("2025-03-30T01:00:00.000Z", "UTC", "2025-03-30T01:00:00.000+00:00", "Sunday"),
+        now("2025-03-30T02:30:00.000Z", "UTC", "2025-03-30T02:30:00.000+00:00", "Sunday")
       ])
     }))
 
@@ -136,20 +94,8 @@ describe("the time", () => {
           yield* at(afterTheChange, { timeZone: "Europe/Paris" })
         ],
         [
-          now({
-            utc: "2025-03-30T00:59:59.999Z",
-            timeZone: "Europe/Paris",
-            local: "2025-03-30T01:59:59.999+01:00",
-            offset: "+01:00",
-            weekday: "Sunday"
-          }),
-          now({
-            utc: "2025-03-30T01:00:00.000Z",
-            timeZone: "Europe/Paris",
-            local: "2025-03-30T03:00:00.000+02:00",
-            offset: "+02:00",
-            weekday: "Sunday"
-          })
+          now("2025-03-30T00:59:59.999Z", "Europe/Paris", "2025-03-30T01:59:59.999+01:00", "Sunday"),
+          now("2025-03-30T01:00:00.000Z", "Europe/Paris", "2025-03-30T03:00:00.000+02:00", "Sunday")
         ]
       )
     }))
@@ -160,42 +106,12 @@ describe("the time", () => {
       const answers = []
       for (const timeZone of zones) answers.push(yield* at(afterTheChange, { timeZone }))
       assert.deepStrictEqual(answers, [
-        now({
-          utc: "2025-03-30T01:00:00.000Z",
-          timeZone: "Asia/Kolkata",
-          local: "2025-03-30T06:30:00.000+05:30",
-          offset: "+05:30",
-          weekday: "Sunday"
-        }),
-        now({
-          utc: "2025-03-30T01:00:00.000Z",
-          timeZone: "America/St_Johns",
-          local: "2025-03-29T22:30:00.000-02:30",
-          offset: "-02:30",
-          weekday: "Saturday"
-        }),
-        now({
-          utc: "2025-03-30T01:00:00.000Z",
-          timeZone: "Pacific/Kiritimati",
-          local: "2025-03-30T15:00:00.000+14:00",
-          offset: "+14:00",
-          weekday: "Sunday"
-        }),
-        now({
-          utc: "2025-03-30T01:00:00.000Z",
-          timeZone: "America/Los_Angeles",
-          local: "2025-03-29T18:00:00.000-07:00",
-          offset: "-07:00",
-          weekday: "Saturday"
-        }),
+        now("2025-03-30T01:00:00.000Z", "Asia/Kolkata", "2025-03-30T06:30:00.000+05:30", "Sunday"),
+        now("2025-03-30T01:00:00.000Z", "America/St_Johns", "2025-03-29T22:30:00.000-02:30", "Saturday"),
+        now("2025-03-30T01:00:00.000Z", "Pacific/Kiritimati", "2025-03-30T15:00:00.000+14:00", "Sunday"),
+        now("2025-03-30T01:00:00.000Z", "America/Los_Angeles", "2025-03-29T18:00:00.000-07:00", "Saturday"),
         // POSIX sign: Etc/GMT+5 is five hours behind UTC.
-        now({
-          utc: "2025-03-30T01:00:00.000Z",
-          timeZone: "Etc/GMT+5",
-          local: "2025-03-29T20:00:00.000-05:00",
-          offset: "-05:00",
-          weekday: "Saturday"
-        })
+        now("2025-03-30T01:00:00.000Z", "Etc/GMT+5", "2025-03-29T20:00:00.000-05:00", "Saturday")
       ])
     }))
 
@@ -203,13 +119,7 @@ describe("the time", () => {
     Effect.gen(function*() {
       assert.deepStrictEqual(
         yield* at(afterTheChange, { timeZone: "europe/PARIS" }),
-        now({
-          utc: "2025-03-30T01:00:00.000Z",
-          timeZone: "europe/PARIS",
-          local: "2025-03-30T03:00:00.000+02:00",
-          offset: "+02:00",
-          weekday: "Sunday"
-        })
+        now("2025-03-30T01:00:00.000Z", "europe/PARIS", "2025-03-30T03:00:00.000+02:00", "Sunday")
       )
     }))
 })

@@ -28,6 +28,8 @@ import {
   build,
   call,
   changedFileSystem,
+  denied,
+  failed,
   jsonOf,
   makeSandbox,
   namesIn,
@@ -35,14 +37,15 @@ import {
   type Sandbox,
   sandbox,
   secret,
+  type Seen,
   seen,
+  succeeded,
   swapAfter,
   writeFiles
 } from "./filesystem.sandbox.ts"
 
 const outsideRoot = "the path leads outside the root folder; paths stay under it"
 const absoluteRefused = "absolute paths are refused: give a path relative to the root folder, such as \"docs/notes.md\""
-const denied = (message: string) => ({ status: "denied", kind: "permission_denied", blocks: [message] })
 
 /** The folder outside the root is as the sandbox made it: nothing written, created or removed there. */
 const assertOutsideUntouched = (box: Sandbox, extra: ReadonlyArray<string> = []) => {
@@ -59,6 +62,24 @@ const everyTool = (path: string) => [
   ["write_file", { path, content: "written by an attack" }],
   ["edit_file", { path, old_text: "TOP SECRET", new_text: "edited by an attack" }]
 ] as const
+
+/**
+ * Calls each tool of `calls`: every one must show the model `expected`, and show nothing of the secret or of the
+ * sandbox's absolute paths.
+ */
+const assertEachAnswers = (
+  box: Sandbox,
+  set: ToolSet.Any,
+  calls: ReadonlyArray<ReturnType<typeof everyTool>[number]>,
+  expected: Seen
+) =>
+  Effect.gen(function*() {
+    for (const [name, args] of calls) {
+      const result = yield* call(set, name, args)
+      assert.deepStrictEqual(seen(result), expected, `${name} ${JSON.stringify(args.path)}`)
+      assertNoLeak(result, box)
+    }
+  })
 
 // ---------------------------------------------------------------------------------------------------------------------
 // path text
@@ -82,13 +103,7 @@ describe("path text that climbs out of the root", () => {
       const box = yield* sandbox
       mkdirSync(box.inRoot("docs"))
       const set = yield* build({ root: box.root, write: true })
-      for (const path of climbs) {
-        for (const [name, args] of everyTool(path)) {
-          const result = yield* call(set, name, args)
-          assert.deepStrictEqual(seen(result), denied(outsideRoot), `${name} ${path}`)
-          assertNoLeak(result, box)
-        }
-      }
+      for (const path of climbs) yield* assertEachAnswers(box, set, everyTool(path), denied(outsideRoot))
       assertOutsideUntouched(box)
     }))
 
@@ -98,11 +113,7 @@ describe("path text that climbs out of the root", () => {
       writeFiles(box.root, { "inside.txt": "inside" })
       const set = yield* build({ root: box.root, write: true })
       for (const path of ["/etc/passwd", box.inOutside("secret.txt"), "//etc/passwd", box.inRoot("inside.txt"), "/"]) {
-        for (const [name, args] of everyTool(path)) {
-          const result = yield* call(set, name, args)
-          assert.deepStrictEqual(seen(result), denied(absoluteRefused), `${name} ${path}`)
-          assertNoLeak(result, box)
-        }
+        yield* assertEachAnswers(box, set, everyTool(path), denied(absoluteRefused))
       }
       assertOutsideUntouched(box)
       assert.strictEqual(readFileSync(box.inRoot("inside.txt"), "utf8"), "inside")
@@ -113,15 +124,9 @@ describe("path text that climbs out of the root", () => {
       const box = yield* sandbox
       writeFiles(box.root, { "a.txt": "a" })
       const set = yield* build({ root: box.root, write: true })
+      const refusal = failed("invalid_args", "a path must not contain a NUL character")
       for (const path of ["a.txt\u0000.png", "../outside/secret.txt\u0000", "\u0000", "a.txt\u0000/../../outside"]) {
-        for (const [name, args] of everyTool(path)) {
-          const result = yield* call(set, name, args)
-          assert.deepStrictEqual(seen(result), {
-            status: "error",
-            kind: "invalid_args",
-            blocks: ["a path must not contain a NUL character"]
-          }, `${name} ${JSON.stringify(path)}`)
-        }
+        yield* assertEachAnswers(box, set, everyTool(path), refusal)
       }
       assertOutsideUntouched(box)
     }))
@@ -148,11 +153,7 @@ describe("encoded and look-alike climbs are names, never decoded", () => {
       const set = yield* build({ root: box.root })
       for (const path of lookAlikes) {
         const result = yield* call(set, "read_file", { path })
-        assert.deepStrictEqual(seen(result), {
-          status: "error",
-          kind: "not_found",
-          blocks: [`${JSON.stringify(path)} does not exist`]
-        })
+        assert.deepStrictEqual(seen(result), failed("not_found", `${JSON.stringify(path)} does not exist`))
         assertNoLeak(result, box)
       }
     }))
@@ -184,8 +185,8 @@ describe("encoded and look-alike climbs are names, never decoded", () => {
       assert.deepStrictEqual(seen(yield* call(set, "read_file", { path: nfc })).blocks, ["composed"])
       // Linux keeps bytes as they are (two names); macOS file systems treat both forms as one name.
       const expected = existsSync(box.inRoot(nfd))
-        ? { status: "success", kind: undefined, blocks: ["composed"] }
-        : { status: "error", kind: "not_found", blocks: [`${JSON.stringify(nfd)} does not exist`] }
+        ? succeeded("composed")
+        : failed("not_found", `${JSON.stringify(nfd)} does not exist`)
       assert.deepStrictEqual(seen(yield* call(set, "read_file", { path: nfd })), expected)
     }))
 })
@@ -206,11 +207,7 @@ describe("symbolic links out of the root", () => {
       const set = yield* build({ root: box.root, write: true })
       for (const link of ["absolute-link.txt", "relative-link.txt"]) {
         const following = everyTool(link).filter(([name]) => name !== "list_directory" && name !== "search_files")
-        for (const [name, args] of following) {
-          const result = yield* call(set, name, args)
-          assert.deepStrictEqual(seen(result), throughLink(link), `${name} ${link}`)
-          assertNoLeak(result, box)
-        }
+        yield* assertEachAnswers(box, set, following, throughLink(link))
       }
       assertOutsideUntouched(box)
     }))
@@ -222,20 +219,10 @@ describe("symbolic links out of the root", () => {
       const set = yield* build({ root: box.root, write: true })
       for (const path of ["linkdir/secret.txt", "linkdir/new.txt", "linkdir/deeper/new.txt"]) {
         const expected = path === "linkdir/secret.txt" ? throughLink(path) : throughLink("linkdir")
-        for (const [name, args] of everyTool(path).filter(([name]) => name === "write_file")) {
-          const result = yield* call(set, name, args)
-          assert.deepStrictEqual(seen(result), expected, `${name} ${path}`)
-          assertNoLeak(result, box)
-        }
+        yield* assertEachAnswers(box, set, everyTool(path).filter(([name]) => name === "write_file"), expected)
       }
-      for (const [name, args] of everyTool("linkdir/secret.txt").filter(([name]) => name !== "write_file")) {
-        const result = yield* call(set, name, args)
-        assert.deepStrictEqual(seen(result), throughLink("linkdir/secret.txt"), name)
-      }
-      for (const [name, args] of everyTool("linkdir").filter(([name]) => name !== "write_file")) {
-        const result = yield* call(set, name, args)
-        assert.deepStrictEqual(seen(result), throughLink("linkdir"), name)
-        assertNoLeak(result, box)
+      for (const path of ["linkdir/secret.txt", "linkdir"]) {
+        yield* assertEachAnswers(box, set, everyTool(path).filter(([name]) => name !== "write_file"), throughLink(path))
       }
       assertOutsideUntouched(box)
     }))
@@ -272,11 +259,10 @@ describe("symbolic links out of the root", () => {
         denied("\"dangling-folder\" is a symbolic link to a missing target; it is not followed")
       )
       // Reading one finds nothing, and says no more than that.
-      assert.deepStrictEqual(seen(yield* call(set, "read_file", { path: "dangling.txt" })), {
-        status: "error",
-        kind: "not_found",
-        blocks: ["\"dangling.txt\" does not exist"]
-      })
+      assert.deepStrictEqual(
+        seen(yield* call(set, "read_file", { path: "dangling.txt" })),
+        failed("not_found", "\"dangling.txt\" does not exist")
+      )
       assertOutsideUntouched(box)
     }))
 })
@@ -382,11 +368,10 @@ describe("sizes are capped", () => {
       assert.deepStrictEqual(seen(yield* call(set, "read_file", { path: "zeros.bin" })).blocks, [
         `"zeros.bin" is a binary file of ${twoGiB} bytes; it is not shown as text.`
       ])
-      assert.deepStrictEqual(seen(yield* call(set, "edit_file", { path: "zeros.bin", old_text: "a", new_text: "b" })), {
-        status: "error",
-        kind: "invalid_args",
-        blocks: ["\"zeros.bin\" is larger than 4096 bytes: too large to edit"]
-      })
+      assert.deepStrictEqual(
+        seen(yield* call(set, "edit_file", { path: "zeros.bin", old_text: "a", new_text: "b" })),
+        failed("invalid_args", "\"zeros.bin\" is larger than 4096 bytes: too large to edit")
+      )
     }))
 
   it.effect("a search stops after looking at 100000 entries, however many a folder has", () =>

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { filesystem, type FilesystemOptions } from "../../src/builtin/filesystem.ts"
-import { type ToolResult, ToolResultContent, ToolSet } from "../../src/index.ts"
+import { type ToolExecutionError, type ToolResult, ToolResultContent, ToolSet } from "../../src/index.ts"
 import { kindOf } from "../support/results.ts"
 
 /** What the file outside the root holds: no result may ever show it. */
@@ -128,6 +128,19 @@ export const seen = (result: ToolResult.ToolResult): Seen => ({
       : block._tag
   )
 })
+
+/** What the model sees of a success that shows `blocks`. */
+export const succeeded = (...blocks: ReadonlyArray<unknown>): Seen => ({ status: "success", kind: undefined, blocks })
+
+/** What the model sees of an error of `kind` that says `message`. */
+export const failed = (kind: ToolExecutionError.ToolErrorKind, message: string): Seen => ({
+  status: "error",
+  kind,
+  blocks: [message]
+})
+
+/** What the model sees of a refusal (`denied`, `permission_denied`) that says `message`. */
+export const denied = (message: string): Seen => ({ status: "denied", kind: "permission_denied", blocks: [message] })
 
 /** The one JSON value a result shows the model; the test fails when it shows anything else. */
 export const jsonOf = (result: ToolResult.ToolResult): unknown => {

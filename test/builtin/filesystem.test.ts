@@ -26,10 +26,13 @@ import {
   build,
   call,
   changedFileSystem,
+  denied,
+  failed,
   jsonOf,
   namesIn,
   sandbox,
   seen,
+  succeeded,
   writeFiles
 } from "./filesystem.sandbox.ts"
 
@@ -169,11 +172,7 @@ describe("options", () => {
       writeFiles(box.root, { "a.txt": "through the link" })
       symlinkSync(box.root, join(box.base, "root-link"))
       const set = yield* build({ root: join(box.base, "root-link") })
-      assert.deepStrictEqual(seen(yield* call(set, "read_file", { path: "a.txt" })), {
-        status: "success",
-        kind: undefined,
-        blocks: ["through the link"]
-      })
+      assert.deepStrictEqual(seen(yield* call(set, "read_file", { path: "a.txt" })), succeeded("through the link"))
       assert.strictEqual(seen(yield* call(set, "read_file", { path: "../outside/secret.txt" })).status, "denied")
     }))
 })
@@ -301,11 +300,10 @@ describe("read_file", () => {
       const box = yield* sandbox
       writeFiles(box.root, { "docs/notes.md": "# Notes\n\nline 2 — ünïcödé\n" })
       const set = yield* build({ root: box.root })
-      assert.deepStrictEqual(seen(yield* call(set, "read_file", { path: "docs/notes.md" })), {
-        status: "success",
-        kind: undefined,
-        blocks: ["# Notes\n\nline 2 — ünïcödé\n"]
-      })
+      assert.deepStrictEqual(
+        seen(yield* call(set, "read_file", { path: "docs/notes.md" })),
+        succeeded("# Notes\n\nline 2 — ünïcödé\n")
+      )
     }))
 
   it.effect("paths with . and .. that stay inside the root are fine", () =>
@@ -322,11 +320,10 @@ describe("read_file", () => {
     Effect.gen(function*() {
       const box = yield* sandbox
       const set = yield* build({ root: box.root })
-      assert.deepStrictEqual(seen(yield* call(set, "read_file", { path: "docs/missing.txt" })), {
-        status: "error",
-        kind: "not_found",
-        blocks: ["\"docs/missing.txt\" does not exist"]
-      })
+      assert.deepStrictEqual(
+        seen(yield* call(set, "read_file", { path: "docs/missing.txt" })),
+        failed("not_found", "\"docs/missing.txt\" does not exist")
+      )
     }))
 
   it.effect("a path through a file is not_found, saying a part of it is a file", () =>
@@ -334,11 +331,10 @@ describe("read_file", () => {
       const box = yield* sandbox
       writeFiles(box.root, { "a.txt": "a" })
       const set = yield* build({ root: box.root })
-      assert.deepStrictEqual(seen(yield* call(set, "read_file", { path: "a.txt/b.txt" })), {
-        status: "error",
-        kind: "not_found",
-        blocks: ["\"a.txt/b.txt\" does not exist: a part of its path is a file, not a folder"]
-      })
+      assert.deepStrictEqual(
+        seen(yield* call(set, "read_file", { path: "a.txt/b.txt" })),
+        failed("not_found", "\"a.txt/b.txt\" does not exist: a part of its path is a file, not a folder")
+      )
     }))
 
   it.effect("a folder is invalid_args, pointing to list_directory", () =>
@@ -346,11 +342,10 @@ describe("read_file", () => {
       const box = yield* sandbox
       mkdirSync(box.inRoot("docs"))
       const set = yield* build({ root: box.root })
-      assert.deepStrictEqual(seen(yield* call(set, "read_file", { path: "docs" })), {
-        status: "error",
-        kind: "invalid_args",
-        blocks: ["\"docs\" is a folder, not a file: use list_directory"]
-      })
+      assert.deepStrictEqual(
+        seen(yield* call(set, "read_file", { path: "docs" })),
+        failed("invalid_args", "\"docs\" is a folder, not a file: use list_directory")
+      )
       assert.deepStrictEqual(seen(yield* call(set, "read_file", { path: "." })).blocks, [
         "\".\" is a folder, not a file: use list_directory"
       ])
@@ -371,11 +366,10 @@ describe("read_file", () => {
       const box = yield* sandbox
       writeFiles(box.root, { "image.png": new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 13, 1, 2, 3]) })
       const set = yield* build({ root: box.root })
-      assert.deepStrictEqual(seen(yield* call(set, "read_file", { path: "image.png" })), {
-        status: "success",
-        kind: undefined,
-        blocks: ["\"image.png\" is a binary file of 11 bytes; it is not shown as text."]
-      })
+      assert.deepStrictEqual(
+        seen(yield* call(set, "read_file", { path: "image.png" })),
+        succeeded("\"image.png\" is a binary file of 11 bytes; it is not shown as text.")
+      )
     }))
 
   it.effect("a file over maxBytes comes back cut, with a note saying where to read on", () =>
@@ -399,11 +393,10 @@ describe("read_file", () => {
       const box = yield* sandbox
       writeFiles(box.root, { "a.txt": "abc" })
       const set = yield* build({ root: box.root })
-      assert.deepStrictEqual(seen(yield* call(set, "read_file", { path: "a.txt", offset: 3 })), {
-        status: "error",
-        kind: "invalid_args",
-        blocks: ["offset 3 is past the end of \"a.txt\" (3 bytes)"]
-      })
+      assert.deepStrictEqual(
+        seen(yield* call(set, "read_file", { path: "a.txt", offset: 3 })),
+        failed("invalid_args", "offset 3 is past the end of \"a.txt\" (3 bytes)")
+      )
     }))
 
   it.effect("a negative or fractional offset is invalid_args from the parameters", () =>
@@ -470,11 +463,10 @@ describe("read_file", () => {
       symlinkSync("b", box.inRoot("a"))
       symlinkSync("a", box.inRoot("b"))
       const set = yield* build({ root: box.root })
-      assert.deepStrictEqual(seen(yield* call(set, "read_file", { path: "a" })), {
-        status: "error",
-        kind: "invalid_args",
-        blocks: ["\"a\" cannot be resolved: it leads through a loop of symbolic links"]
-      })
+      assert.deepStrictEqual(
+        seen(yield* call(set, "read_file", { path: "a" })),
+        failed("invalid_args", "\"a\" cannot be resolved: it leads through a loop of symbolic links")
+      )
     }))
 
   it.effect("a path over 4096 characters is invalid_args", () =>
@@ -539,11 +531,10 @@ describe("list_directory", () => {
       const box = yield* sandbox
       writeFiles(box.root, { "a.txt": "" })
       const set = yield* build({ root: box.root })
-      assert.deepStrictEqual(seen(yield* call(set, "list_directory", { path: "a.txt" })), {
-        status: "error",
-        kind: "invalid_args",
-        blocks: ["\"a.txt\" is not a folder: use read_file or file_info"]
-      })
+      assert.deepStrictEqual(
+        seen(yield* call(set, "list_directory", { path: "a.txt" })),
+        failed("invalid_args", "\"a.txt\" is not a folder: use read_file or file_info")
+      )
       assert.deepStrictEqual(seen(yield* call(set, "list_directory", { path: "nope" })).kind, "not_found")
     }))
 })
@@ -655,11 +646,10 @@ describe("search_files", () => {
       const box = yield* sandbox
       writeFiles(box.root, { "a.txt": "" })
       const set = yield* build({ root: box.root })
-      assert.deepStrictEqual(seen(yield* call(set, "search_files", { pattern: "{a,b}{a,b}{a,b}" })), {
-        status: "error",
-        kind: "invalid_args",
-        blocks: ["a pattern may have at most two {…} groups, with 32 alternatives in all"]
-      })
+      assert.deepStrictEqual(
+        seen(yield* call(set, "search_files", { pattern: "{a,b}{a,b}{a,b}" })),
+        failed("invalid_args", "a pattern may have at most two {…} groups, with 32 alternatives in all")
+      )
       const manyAlternatives = `{${"a,".repeat(40)}b}`
       assert.strictEqual(seen(yield* call(set, "search_files", { pattern: manyAlternatives })).kind, "invalid_args")
       assert.strictEqual(seen(yield* call(set, "search_files", { pattern: "" })).kind, "invalid_args")
@@ -718,11 +708,10 @@ describe("file_info", () => {
     Effect.gen(function*() {
       const box = yield* sandbox
       const set = yield* build({ root: box.root })
-      assert.deepStrictEqual(seen(yield* call(set, "file_info", { path: "gone" })), {
-        status: "error",
-        kind: "not_found",
-        blocks: ["\"gone\" does not exist"]
-      })
+      assert.deepStrictEqual(
+        seen(yield* call(set, "file_info", { path: "gone" })),
+        failed("not_found", "\"gone\" does not exist")
+      )
     }))
 })
 
@@ -780,11 +769,10 @@ describe("write_file", () => {
     Effect.gen(function*() {
       const box = yield* sandbox
       const set = yield* build({ root: box.root, write: true, maxBytes: 4 })
-      assert.deepStrictEqual(seen(yield* call(set, "write_file", { path: "a.txt", content: "héllo" })), {
-        status: "error",
-        kind: "invalid_args",
-        blocks: ["the new content is 6 bytes; files are written up to 4"]
-      })
+      assert.deepStrictEqual(
+        seen(yield* call(set, "write_file", { path: "a.txt", content: "héllo" })),
+        failed("invalid_args", "the new content is 6 bytes; files are written up to 4")
+      )
       assert.deepStrictEqual(namesIn(box.root), [])
       assert.strictEqual((yield* call(set, "write_file", { path: "a.txt", content: "four" })).status, "success")
     }))
@@ -803,11 +791,10 @@ describe("write_file", () => {
           "the root folder is not a file: give a file's path"
         ])
       }
-      assert.deepStrictEqual(seen(yield* call(set, "write_file", { path: "pipe", content: "x" })), {
-        status: "denied",
-        kind: "permission_denied",
-        blocks: ["\"pipe\" is not a regular file"]
-      })
+      assert.deepStrictEqual(
+        seen(yield* call(set, "write_file", { path: "pipe", content: "x" })),
+        denied("\"pipe\" is not a regular file")
+      )
       assert.deepStrictEqual(namesIn(box.root), ["docs", "pipe"])
     }))
 
@@ -835,11 +822,10 @@ describe("write_file", () => {
             : fs.access(path, options)
       }))
       const set = yield* build({ root: box.root, write: true }, fileSystem)
-      assert.deepStrictEqual(seen(yield* call(set, "write_file", { path: "locked.txt", content: "x" })), {
-        status: "error",
-        kind: "permission_denied",
-        blocks: ["\"locked.txt\" is read-only"]
-      })
+      assert.deepStrictEqual(
+        seen(yield* call(set, "write_file", { path: "locked.txt", content: "x" })),
+        failed("permission_denied", "\"locked.txt\" is read-only")
+      )
       assert.strictEqual(readFileSync(box.inRoot("locked.txt"), "utf8"), "kept")
     }))
 
@@ -853,11 +839,10 @@ describe("write_file", () => {
           Effect.fail(PlatformError.systemError({ _tag: "Unknown", module: "FileSystem", method: "rename" }))
       }))
       const set = yield* build({ root: box.root, write: true }, fileSystem)
-      assert.deepStrictEqual(seen(yield* call(set, "write_file", { path: "a.txt", content: "new" })), {
-        status: "error",
-        kind: "other",
-        blocks: ["\"a.txt\" could not be written"]
-      })
+      assert.deepStrictEqual(
+        seen(yield* call(set, "write_file", { path: "a.txt", content: "new" })),
+        failed("other", "\"a.txt\" could not be written")
+      )
       assert.deepStrictEqual([namesIn(box.root), readFileSync(box.inRoot("a.txt"), "utf8")], [["a.txt"], "old"])
     }))
 })
@@ -883,19 +868,21 @@ describe("edit_file", () => {
       const box = yield* sandbox
       writeFiles(box.root, { "a.txt": "aaa line\nline\n" })
       const set = yield* build({ root: box.root, write: true })
-      assert.deepStrictEqual(seen(yield* call(set, "edit_file", { path: "a.txt", old_text: "nope", new_text: "x" })), {
-        status: "error",
-        kind: "invalid_args",
-        blocks: ["old_text was not found in \"a.txt\"; it must match the file exactly, whitespace included"]
-      })
-      assert.deepStrictEqual(seen(yield* call(set, "edit_file", { path: "a.txt", old_text: "line", new_text: "x" })), {
-        status: "error",
-        kind: "invalid_args",
-        blocks: [
+      assert.deepStrictEqual(
+        seen(yield* call(set, "edit_file", { path: "a.txt", old_text: "nope", new_text: "x" })),
+        failed(
+          "invalid_args",
+          "old_text was not found in \"a.txt\"; it must match the file exactly, whitespace included"
+        )
+      )
+      assert.deepStrictEqual(
+        seen(yield* call(set, "edit_file", { path: "a.txt", old_text: "line", new_text: "x" })),
+        failed(
+          "invalid_args",
           "old_text occurs more than once in \"a.txt\"; include more of the text around it so that it matches " +
-          "exactly once"
-        ]
-      })
+            "exactly once"
+        )
+      )
       // Overlapping occurrences count as more than one.
       const edit = (old_text: string) => call(set, "edit_file", { path: "a.txt", old_text, new_text: "x" })
       assert.strictEqual(seen(yield* edit("aa")).kind, "invalid_args")
@@ -974,11 +961,10 @@ describe("edit_file", () => {
       const set = yield* build({ root: box.root, write: true }, fileSystem)
       const result = yield* call(set, "edit_file", { path: "a.txt", old_text: "original", new_text: "edited" })
       assert.isTrue(changed)
-      assert.deepStrictEqual(seen(result), {
-        status: "error",
-        kind: "invalid_args",
-        blocks: ["\"a.txt\" changed while it was being edited; read it again and retry"]
-      })
+      assert.deepStrictEqual(
+        seen(result),
+        failed("invalid_args", "\"a.txt\" changed while it was being edited; read it again and retry")
+      )
       assert.deepStrictEqual(
         [readFileSync(box.inRoot("a.txt"), "utf8"), namesIn(box.root)],
         ["someone else's text, longer", ["a.txt"]]

@@ -6,11 +6,13 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Result, Schema } from "effect"
-import { checkAddress } from "../../src/builtin/internal/address.ts"
+import { checkAddress, type Verdict } from "../../src/builtin/internal/address.ts"
 import { canonicalHostname, isAllowed, parseAllowList } from "../../src/builtin/internal/hostAllowList.ts"
 
 const Octet = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 255 }))
 const Segment = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 0xffff }))
+/** The four octets of an IPv4 address. */
+const Octets = [Octet, Octet, Octet, Octet]
 const options = { arbitrary: { runs: 500 } }
 
 /** IPv4 ranges that are not publicly routable unicast: [first octets as a number, prefix length]. */
@@ -49,17 +51,26 @@ const hex = (high: number, low: number): string => ((high << 8) | low).toString(
 
 const ipv4 = (octets: ReadonlyArray<number>) => octets.join(".")
 
+const nonPublic = (range: string): Verdict => ({ _tag: "NonPublic", range })
+
+/** The verdict on a public IPv4 address: dialled as it is written. */
+const publicIpv4 = (address: string): Verdict => ({ _tag: "Public", address, family: 4 })
+
+/** The verdict on each address beside the one expected, compared at once: a failure shows every row, named. */
+const assertVerdicts = (rows: ReadonlyArray<readonly [address: string, verdict: Verdict]>) =>
+  assert.deepStrictEqual(rows.map(([address]) => [address, checkAddress(address)] as const), rows)
+
 describe("IPv4", () => {
-  it.prop("an address is public exactly when it is outside every special-purpose range; it is dialled as written", [
-    Octet,
-    Octet,
-    Octet,
-    Octet
-  ], (octets) => {
-    const verdict = checkAddress(ipv4(octets))
-    if (isPublicIpv4(octets)) assert.deepStrictEqual(verdict, { _tag: "Public", address: ipv4(octets), family: 4 })
-    else assert.strictEqual(verdict._tag, "NonPublic")
-  }, options)
+  it.prop(
+    "an address is public exactly when it is outside every special-purpose range; it is dialled as written",
+    Octets,
+    (octets) => {
+      const verdict = checkAddress(ipv4(octets))
+      if (isPublicIpv4(octets)) assert.deepStrictEqual(verdict, publicIpv4(ipv4(octets)))
+      else assert.strictEqual(verdict._tag, "NonPublic")
+    },
+    options
+  )
 
   it.prop("an address inside a refused range is refused, wherever in the range it is", [
     Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: refusedIpv4.length - 1 })),
@@ -71,9 +82,7 @@ describe("IPv4", () => {
     assert.strictEqual(checkAddress(ipv4(octets))._tag, "NonPublic")
   }, options)
 
-  it.prop("a form that is not strict dotted decimal is refused, not guessed at", [Octet, Octet, Octet, Octet], (
-    octets
-  ) => {
+  it.prop("a form that is not strict dotted decimal is refused, not guessed at", Octets, (octets) => {
     const [a, b, c, d] = octets
     for (
       const form of [
@@ -84,95 +93,79 @@ describe("IPv4", () => {
         ` ${ipv4(octets)}`
       ]
     ) {
-      assert.deepStrictEqual(checkAddress(form), { _tag: "NonPublic", range: "not an IP address" }, form)
+      assert.deepStrictEqual(checkAddress(form), nonPublic("not an IP address"), form)
     }
   }, options)
 
   it("the ranges that matter most, by name", () => {
-    assert.deepStrictEqual(
-      [
-        "127.0.0.1",
-        "10.1.2.3",
-        "172.16.0.1",
-        "172.31.255.255",
-        "192.168.0.1",
-        "169.254.169.254",
-        "100.64.0.1",
-        "0.0.0.0"
-      ].map(checkAddress),
-      [
-        { _tag: "NonPublic", range: "loopback" },
-        { _tag: "NonPublic", range: "private" },
-        { _tag: "NonPublic", range: "private" },
-        { _tag: "NonPublic", range: "private" },
-        { _tag: "NonPublic", range: "private" },
-        { _tag: "NonPublic", range: "linkLocal" },
-        { _tag: "NonPublic", range: "carrierGradeNat" },
-        { _tag: "NonPublic", range: "unspecified" }
-      ]
-    )
-    assert.deepStrictEqual(["172.15.255.255", "172.32.0.0", "100.128.0.0", "93.184.216.34"].map(checkAddress), [
-      { _tag: "Public", address: "172.15.255.255", family: 4 },
-      { _tag: "Public", address: "172.32.0.0", family: 4 },
-      { _tag: "Public", address: "100.128.0.0", family: 4 },
-      { _tag: "Public", address: "93.184.216.34", family: 4 }
+    assertVerdicts([
+      ["127.0.0.1", nonPublic("loopback")],
+      ["10.1.2.3", nonPublic("private")],
+      ["172.16.0.1", nonPublic("private")],
+      ["172.31.255.255", nonPublic("private")],
+      ["192.168.0.1", nonPublic("private")],
+      ["169.254.169.254", nonPublic("linkLocal")],
+      ["100.64.0.1", nonPublic("carrierGradeNat")],
+      ["0.0.0.0", nonPublic("unspecified")],
+      ["172.15.255.255", publicIpv4("172.15.255.255")],
+      ["172.32.0.0", publicIpv4("172.32.0.0")],
+      ["100.128.0.0", publicIpv4("100.128.0.0")],
+      ["93.184.216.34", publicIpv4("93.184.216.34")]
     ])
   })
 })
 
 describe("IPv4 inside IPv6", () => {
-  it.prop("an IPv4-mapped address, in either notation, is the IPv4 address: same verdict, dialled as IPv4", [
-    Octet,
-    Octet,
-    Octet,
-    Octet
-  ], (octets) => {
-    const [a, b, c, d] = octets as [number, number, number, number]
-    const expected = isPublicIpv4(octets)
-      ? { _tag: "Public" as const, address: ipv4(octets), family: 4 as const }
-      : undefined
-    const forms = [`::ffff:${ipv4(octets)}`, `::ffff:${hex(a, b)}:${hex(c, d)}`, `0:0:0:0:0:FFFF:${ipv4(octets)}`]
-    for (const form of forms) {
-      const verdict = checkAddress(form)
-      if (expected === undefined) assert.strictEqual(verdict._tag, "NonPublic", form)
-      else assert.deepStrictEqual(verdict, expected, form)
-    }
-  }, options)
+  it.prop(
+    "an IPv4-mapped address, in either notation, is the IPv4 address: same verdict, dialled as IPv4",
+    Octets,
+    (octets) => {
+      const [a, b, c, d] = octets as [number, number, number, number]
+      const expected = isPublicIpv4(octets) ? publicIpv4(ipv4(octets)) : undefined
+      const forms = [`::ffff:${ipv4(octets)}`, `::ffff:${hex(a, b)}:${hex(c, d)}`, `0:0:0:0:0:FFFF:${ipv4(octets)}`]
+      for (const form of forms) {
+        const verdict = checkAddress(form)
+        if (expected === undefined) assert.strictEqual(verdict._tag, "NonPublic", form)
+        else assert.deepStrictEqual(verdict, expected, form)
+      }
+    },
+    options
+  )
 
-  it.prop("a NAT64 address (64:ff9b::/96) is public exactly when the IPv4 address it embeds is; dialled as IPv6", [
-    Octet,
-    Octet,
-    Octet,
-    Octet
-  ], (octets) => {
-    const [a, b, c, d] = octets as [number, number, number, number]
-    const verdict = checkAddress(`64:ff9b::${ipv4(octets)}`)
-    if (isPublicIpv4(octets)) {
-      assert.deepStrictEqual(verdict, { _tag: "Public", address: `64:ff9b::${hex(a, b)}:${hex(c, d)}`, family: 6 })
-    } else {
-      assert.strictEqual(verdict._tag, "NonPublic")
-    }
-  }, options)
+  it.prop(
+    "a NAT64 address (64:ff9b::/96) is public exactly when the IPv4 address it embeds is; dialled as IPv6",
+    Octets,
+    (octets) => {
+      const [a, b, c, d] = octets as [number, number, number, number]
+      const verdict = checkAddress(`64:ff9b::${ipv4(octets)}`)
+      if (isPublicIpv4(octets)) {
+        assert.deepStrictEqual(verdict, { _tag: "Public", address: `64:ff9b::${hex(a, b)}:${hex(c, d)}`, family: 6 })
+      } else {
+        assert.strictEqual(verdict._tag, "NonPublic")
+      }
+    },
+    options
+  )
 
-  it.prop("every other embedding is refused, whatever it embeds: 6to4, Teredo, IPv4-compatible, SIIT, local NAT64", [
-    Octet,
-    Octet,
-    Octet,
-    Octet
-  ], (octets) => {
-    const [a, b, c, d] = octets as [number, number, number, number]
-    for (
-      const form of [
-        `2002:${hex(a, b)}:${hex(c, d)}::1`,
-        `2001:0:${hex(a, b)}:${hex(c, d)}::1`,
-        `::${ipv4(octets)}`,
-        `::ffff:0:${ipv4(octets)}`,
-        `64:ff9b:1::${ipv4(octets)}`
-      ]
-    ) {
-      assert.strictEqual(checkAddress(form)._tag, "NonPublic", form)
-    }
-  }, options)
+  it.prop(
+    "every other embedding is refused, whatever it embeds: 6to4, Teredo, IPv4-compatible, SIIT, local NAT64",
+    Octets,
+    (octets) => {
+      const [a, b, c, d] = octets as [number, number, number, number]
+      for (
+        const form of [
+          `2002:${hex(a, b)}:${hex(c, d)}::1`,
+          `2001:0:${hex(a, b)}:${hex(c, d)}::1`,
+          `::${ipv4(octets)}`,
+          `::ffff:0:${ipv4(octets)}`,
+          `64:ff9b:1::${ipv4(octets)}`
+        ]
+      ) {
+        assert.strictEqual(checkAddress(form)._tag, "NonPublic", form)
+      }
+    },
+    options
+  )
 })
 
 describe("IPv6", () => {
@@ -200,39 +193,29 @@ describe("IPv6", () => {
   }, options)
 
   it("the ranges that matter most, by name; a zone index is refused", () => {
-    assert.deepStrictEqual(
-      ["::1", "::", "fc00::1", "fd12:3456::1", "fe80::1", "ff02::1", "2001:db8::1", "fe80::1%eth0", "[::1]"].map(
-        checkAddress
-      ),
+    assertVerdicts([
+      ["::1", nonPublic("loopback")],
+      ["::", nonPublic("unspecified")],
+      ["fc00::1", nonPublic("uniqueLocal")],
+      ["fd12:3456::1", nonPublic("uniqueLocal")],
+      ["fe80::1", nonPublic("linkLocal")],
+      ["ff02::1", nonPublic("multicast")],
+      ["2001:db8::1", nonPublic("reserved")],
+      ["fe80::1%eth0", nonPublic("not an IP address")],
+      ["[::1]", nonPublic("not an IP address")],
+      // ipaddr.js alone reads an IPv4-compatible address as IPv4-mapped, and would dial the IPv4 address.
+      ["::127.0.0.1", nonPublic("not global unicast")],
+      ["::93.184.216.34", nonPublic("not global unicast")],
       [
-        { _tag: "NonPublic", range: "loopback" },
-        { _tag: "NonPublic", range: "unspecified" },
-        { _tag: "NonPublic", range: "uniqueLocal" },
-        { _tag: "NonPublic", range: "uniqueLocal" },
-        { _tag: "NonPublic", range: "linkLocal" },
-        { _tag: "NonPublic", range: "multicast" },
-        { _tag: "NonPublic", range: "reserved" },
-        { _tag: "NonPublic", range: "not an IP address" },
-        { _tag: "NonPublic", range: "not an IP address" }
+        "2606:2800:0220:0001:0248:1893:25c8:1946",
+        { _tag: "Public", address: "2606:2800:220:1:248:1893:25c8:1946", family: 6 }
       ]
-    )
-    // ipaddr.js alone reads an IPv4-compatible address as IPv4-mapped, and would dial the IPv4 address.
-    assert.deepStrictEqual(["::127.0.0.1", "::93.184.216.34"].map(checkAddress), [
-      { _tag: "NonPublic", range: "not global unicast" },
-      { _tag: "NonPublic", range: "not global unicast" }
     ])
-    assert.deepStrictEqual(checkAddress("2606:2800:0220:0001:0248:1893:25c8:1946"), {
-      _tag: "Public",
-      address: "2606:2800:220:1:248:1893:25c8:1946",
-      family: 6
-    })
   })
 })
 
 describe("URL hosts", () => {
-  it.prop("every way a URL can write an IPv4 address comes to its dotted-decimal form", [Octet, Octet, Octet, Octet], (
-    octets
-  ) => {
+  it.prop("every way a URL can write an IPv4 address comes to its dotted-decimal form", Octets, (octets) => {
     const [a, b, c, d] = octets
     const forms = [ipv4(octets), `${toNumber(octets)}`, `0x${a!.toString(16)}.${b}.${c}.${d}`, `${ipv4(octets)}.`]
     for (const form of forms) {

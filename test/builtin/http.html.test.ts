@@ -9,8 +9,15 @@ import { htmlToText } from "../../src/builtin/internal/htmlText.ts"
 const base = new URL("https://docs.test/guide/start.html")
 const text = (html: string, maxChars = 1_000_000) => htmlToText(html, { base, maxChars }).text
 
+/** One test for each case `[label, html, expected]`: the HTML converts to exactly the expected text. */
+const convertsEach = (cases: ReadonlyArray<readonly [label: string, html: string, expected: string]>) => {
+  for (const [label, html, expected] of cases) {
+    it(label, () => assert.strictEqual(text(html), expected))
+  }
+}
+
 describe("what a reader keeps", () => {
-  const cases: ReadonlyArray<readonly [string, string, string]> = [
+  convertsEach([
     ["whitespace collapses as a browser renders it", "<p>  one\n\t two   three </p>", "one two three"],
     ["inline tags join their text", "fo<b>o</b> <i>bar</i>baz", "foo barbaz"],
     ["paragraphs are separated by a blank line", "<p>one</p><p>two</p>", "one\n\ntwo"],
@@ -36,14 +43,11 @@ describe("what a reader keeps", () => {
     ["a < that starts no tag is text", "1 < 2 and 3<4", "1 < 2 and 3<4"],
     ["tag names are read in any case", "<P>one</P><DIV>two</DIV>", "one\n\ntwo"],
     ["a quoted attribute may hold a >", "<p title=\"a > b\">text</p>", "text"]
-  ]
-  for (const [label, html, expected] of cases) {
-    it(label, () => assert.strictEqual(text(html), expected))
-  }
+  ])
 })
 
 describe("links", () => {
-  const cases: ReadonlyArray<readonly [string, string, string]> = [
+  convertsEach([
     ["a relative link is made absolute", "<a href=\"next.html\">next</a>", "next (https://docs.test/guide/next.html)"],
     ["a root-relative link too", "<a href='/api?x=1&amp;y=2'>api</a>", "api (https://docs.test/api?x=1&y=2)"],
     ["an unquoted href is read", "<a href=/faq>faq</a>", "faq (https://docs.test/faq)"],
@@ -63,14 +67,11 @@ describe("links", () => {
       "one (https://docs.test/a)two (https://docs.test/b)"
     ],
     ["an unclosed link is closed at the end", "<a href=\"/a\">one", "one (https://docs.test/a)"]
-  ]
-  for (const [label, html, expected] of cases) {
-    it(label, () => assert.strictEqual(text(html), expected))
-  }
+  ])
 })
 
 describe("what a reader drops", () => {
-  const cases: ReadonlyArray<readonly [string, string, string]> = [
+  convertsEach([
     ["scripts", "a<script>var x = \"<p>not text</p>\"</script>b", "ab"],
     ["scripts whose end tag is in another case", "a<SCRIPT>x()</ScRiPt >b", "ab"],
     ["styles", "<style>p { color: red }</style>text", "text"],
@@ -89,10 +90,7 @@ describe("what a reader drops", () => {
     ["images and attributes", "<img src=\"a.png\" alt=\"alt\"><p class=\"c\" data-x=\"y\">seen</p>", "seen"],
     ["an unclosed script hides the rest, as in a browser", "seen<script>alert(1)", "seen"],
     ["an unclosed comment hides the rest", "seen<!-- never closed <p>x</p>", "seen"]
-  ]
-  for (const [label, html, expected] of cases) {
-    it(label, () => assert.strictEqual(text(html), expected))
-  }
+  ])
 })
 
 describe("pages written to hurt", () => {

@@ -405,7 +405,13 @@ const closedOnServer = (path: string) =>
 const nonPublic = "the host resolved to a non-public address; this tool connects only to public addresses"
 const nonPublicLiteral = "the URL names a non-public address; this tool connects only to public addresses"
 
+/** What `summarize` gives of a denial, of a failure of `kind`, and of a success, each showing the model `modelText`. */
 const deniedAs = (modelText: string) => ({ status: "denied" as const, kind: "permission_denied" as const, modelText })
+
+const failedAs = (kind: ToolExecutionError.ToolErrorKind, modelText: string) =>
+  ({ status: "error" as const, kind, modelText })
+
+const succeeded = (modelText: string) => ({ status: "success" as const, kind: undefined, modelText })
 
 // ---------------------------------------------------------------------------------------------------------------------
 // success
@@ -415,11 +421,10 @@ describe("pages the model can read", () => {
   it.effect("HTML becomes readable text: headings, paragraphs, absolute links, lists, cells; no script or style", () =>
     Effect.gen(function*() {
       const { result, recorded } = yield* fetchWith({ url: "http://docs.test/page" })
-      assert.deepStrictEqual(summarize(result), {
-        status: "success",
-        kind: undefined,
-        modelText: `URL: http://docs.test/page\nContent-Type: text/html\n\n${pageText}`
-      })
+      assert.deepStrictEqual(
+        summarize(result),
+        succeeded(`URL: http://docs.test/page\nContent-Type: text/html\n\n${pageText}`)
+      )
       assert.deepStrictEqual(recorded.resolved, ["docs.test"])
       assert.deepStrictEqual(recorded.dialled, [
         { address: PUBLIC, family: 4, port: 80, hostname: "docs.test", tls: false }
@@ -433,26 +438,10 @@ describe("pages the model can read", () => {
       const problem = yield* fetchWith({ url: "http://docs.test/problem" })
       const xml = yield* fetchWith({ url: "http://docs.test/xml" })
       assert.deepStrictEqual([plain.result, json.result, problem.result, xml.result].map(summarize), [
-        {
-          status: "success",
-          kind: undefined,
-          modelText: "URL: http://docs.test/plain\nContent-Type: text/plain\n\njust text\n  kept as it is"
-        },
-        {
-          status: "success",
-          kind: undefined,
-          modelText: "URL: http://docs.test/json\nContent-Type: application/json\n\n{\"answer\":42}"
-        },
-        {
-          status: "success",
-          kind: undefined,
-          modelText: "URL: http://docs.test/problem\nContent-Type: application/problem+json\n\n{\"title\":\"x\"}"
-        },
-        {
-          status: "success",
-          kind: undefined,
-          modelText: "URL: http://docs.test/xml\nContent-Type: application/xml\n\n<a>1</a>"
-        }
+        succeeded("URL: http://docs.test/plain\nContent-Type: text/plain\n\njust text\n  kept as it is"),
+        succeeded("URL: http://docs.test/json\nContent-Type: application/json\n\n{\"answer\":42}"),
+        succeeded("URL: http://docs.test/problem\nContent-Type: application/problem+json\n\n{\"title\":\"x\"}"),
+        succeeded("URL: http://docs.test/xml\nContent-Type: application/xml\n\n<a>1</a>")
       ])
     }))
 
@@ -465,12 +454,13 @@ describe("pages the model can read", () => {
   it.effect("the request is a GET of the path, with the host in the Host header, sent to the checked address", () =>
     Effect.gen(function*() {
       const { result } = yield* fetchWith({ url: "http://DOCS.test./echo?q=1#frag" })
-      assert.deepStrictEqual(summarize(result), {
-        status: "success",
-        kind: undefined,
-        modelText: "URL: http://docs.test./echo?q=1\nContent-Type: text/plain\n\n" +
-          "GET /echo?q=1 host=docs.test ua=effect-llm-tools-fetch/0.1 encoding=identity"
-      })
+      assert.deepStrictEqual(
+        summarize(result),
+        succeeded(
+          "URL: http://docs.test./echo?q=1\nContent-Type: text/plain\n\n" +
+            "GET /echo?q=1 host=docs.test ua=effect-llm-tools-fetch/0.1 encoding=identity"
+        )
+      )
     }))
 
   it.effect("a non-default port goes to the connector and into the Host header", () =>
@@ -488,12 +478,13 @@ describe("pages the model can read", () => {
     Effect.gen(function*() {
       const before = seen.requests.length
       const { result, recorded } = yield* fetchWith({ url: "https://docs.test/echo" })
-      assert.deepStrictEqual(summarize(result), {
-        status: "success",
-        kind: undefined,
-        modelText: "URL: https://docs.test/echo\nContent-Type: text/plain\n\n" +
-          "GET /echo host=docs.test ua=effect-llm-tools-fetch/0.1 encoding=identity"
-      })
+      assert.deepStrictEqual(
+        summarize(result),
+        succeeded(
+          "URL: https://docs.test/echo\nContent-Type: text/plain\n\n" +
+            "GET /echo host=docs.test ua=effect-llm-tools-fetch/0.1 encoding=identity"
+        )
+      )
       assert.deepStrictEqual(recorded.dialled, [
         { address: PUBLIC, family: 4, port: 443, hostname: "docs.test", tls: true }
       ])
@@ -675,7 +666,7 @@ describe("redirects are checked again", () => {
     it.effect(`a redirect ${label} is refused, and only the first host was dialled`, () =>
       Effect.gen(function*() {
         const { result, recorded } = yield* fetchWith({ url: `http://docs.test${path}` })
-        assert.deepStrictEqual(summarize(result), { status: "denied", kind: "permission_denied", modelText })
+        assert.deepStrictEqual(summarize(result), deniedAs(modelText))
         assert.deepStrictEqual(dialledAddresses(recorded), [PUBLIC])
       }))
   }
@@ -683,13 +674,10 @@ describe("redirects are checked again", () => {
   it.effect("a redirect to a host that is not on the allow-list is refused before it is resolved", () =>
     Effect.gen(function*() {
       const { result, recorded } = yield* fetchWith({ url: "http://docs.test/to-other-host" })
-      assert.deepStrictEqual(summarize(result), {
-        status: "denied",
-        kind: "permission_denied",
-        modelText: `the server redirected to a host that is not on this tool's allow-list (${
-          allow.join(", ")
-        })`
-      })
+      assert.deepStrictEqual(
+        summarize(result),
+        deniedAs(`the server redirected to a host that is not on this tool's allow-list (${allow.join(", ")})`)
+      )
       assert.deepStrictEqual(recorded.resolved, ["docs.test"])
       assert.deepStrictEqual(dialledAddresses(recorded), [PUBLIC])
     }))
@@ -699,16 +687,8 @@ describe("redirects are checked again", () => {
       const file = yield* fetchWith({ url: "http://docs.test/to-file" })
       const credentials = yield* fetchWith({ url: "http://docs.test/to-credentials" })
       assert.deepStrictEqual([file.result, credentials.result].map(summarize), [
-        {
-          status: "denied",
-          kind: "permission_denied",
-          modelText: "the server redirected to a URL that is not http or https, which this tool does not follow"
-        },
-        {
-          status: "denied",
-          kind: "permission_denied",
-          modelText: "the server redirected to a URL with a user name or password, which this tool does not follow"
-        }
+        deniedAs("the server redirected to a URL that is not http or https, which this tool does not follow"),
+        deniedAs("the server redirected to a URL with a user name or password, which this tool does not follow")
       ])
       assert.strictEqual(credentials.recorded.dialled.length, 1)
     }))
@@ -716,11 +696,10 @@ describe("redirects are checked again", () => {
   it.effect("a chain of 6 redirects is refused after the fifth is followed", () =>
     Effect.gen(function*() {
       const { result, recorded } = yield* fetchWith({ url: "http://docs.test/redirect/6" })
-      assert.deepStrictEqual(summarize(result), {
-        status: "error",
-        kind: "other",
-        modelText: "the server redirected more than 5 times; this tool stops there"
-      })
+      assert.deepStrictEqual(
+        summarize(result),
+        failedAs("other", "the server redirected more than 5 times; this tool stops there")
+      )
       assert.strictEqual(recorded.dialled.length, 6)
     }))
 
@@ -738,11 +717,10 @@ describe("redirects are checked again", () => {
   it.effect("a redirect without a location is a provider error", () =>
     Effect.gen(function*() {
       const { result } = yield* fetchWith({ url: "http://docs.test/no-location" })
-      assert.deepStrictEqual(summarize(result), {
-        status: "error",
-        kind: "provider",
-        modelText: "the server answered with a redirect that names no location"
-      })
+      assert.deepStrictEqual(
+        summarize(result),
+        failedAs("provider", "the server answered with a redirect that names no location")
+      )
     }))
 })
 
@@ -756,11 +734,10 @@ describe("hosts and arguments", () => {
       const { result, recorded } = yield* fetchWith({ url: "http://evil.test/" }, {
         allow: ["docs.test", "*.docs.test"]
       })
-      assert.deepStrictEqual(summarize(result), {
-        status: "denied",
-        kind: "permission_denied",
-        modelText: "the host is not on this tool's allow-list; allowed hosts: docs.test, *.docs.test"
-      })
+      assert.deepStrictEqual(
+        summarize(result),
+        deniedAs("the host is not on this tool's allow-list; allowed hosts: docs.test, *.docs.test")
+      )
       assert.deepStrictEqual([recorded.resolved, recorded.dialled], [[], []])
     }))
 
@@ -779,11 +756,10 @@ describe("hosts and arguments", () => {
       Effect.gen(function*() {
         const url = `http://evil.test/${tail}`
         const { result, recorded } = yield* fetchWith({ url }, { allow: ["docs.test"] })
-        assert.deepStrictEqual(summarize(result), {
-          status: "denied",
-          kind: "permission_denied",
-          modelText: "the host is not on this tool's allow-list; allowed hosts: docs.test"
-        })
+        assert.deepStrictEqual(
+          summarize(result),
+          deniedAs("the host is not on this tool's allow-list; allowed hosts: docs.test")
+        )
         assert.deepStrictEqual([recorded.resolved, recorded.dialled], [[], []])
       }),
     { arbitrary: { runs: 100 } }
@@ -807,7 +783,7 @@ describe("hosts and arguments", () => {
     it.effect(`bad arguments are invalid_args: ${label}`, () =>
       Effect.gen(function*() {
         const { result, recorded } = yield* fetchWith(args)
-        assert.deepStrictEqual(summarize(result), { status: "error", kind: "invalid_args", modelText })
+        assert.deepStrictEqual(summarize(result), failedAs("invalid_args", modelText))
         assert.deepStrictEqual([recorded.resolved, recorded.dialled], [[], []])
       }))
   }
@@ -827,32 +803,26 @@ describe("size and time are capped", () => {
   it.effect("an endless body is cut at maxBytes, the output says so, and the connection is closed", () =>
     Effect.gen(function*() {
       const { result } = yield* fetchWith({ url: "http://docs.test/endless" }, { maxBytes: 1000 })
-      assert.deepStrictEqual(summarize(result), {
-        status: "success",
-        kind: undefined,
-        modelText: `URL: http://docs.test/endless\nContent-Type: text/plain\n\n${"a".repeat(1000)}\n\n` +
-          "[truncated: the page is longer than 1000 bytes; the rest was not read]"
-      })
+      assert.deepStrictEqual(
+        summarize(result),
+        succeeded(
+          `URL: http://docs.test/endless\nContent-Type: text/plain\n\n${"a".repeat(1000)}\n\n` +
+            "[truncated: the page is longer than 1000 bytes; the rest was not read]"
+        )
+      )
       assert.isTrue(yield* closedOnServer("/endless"))
     }))
 
   it.effect("the tool closes the connection itself, even when the connector leaves it open", () =>
     Effect.gen(function*() {
-      const recorded = recorder()
-      const careless: Http.Connector = (target) =>
+      const careless: Http.Connector = () =>
         Effect.callback<net.Socket, Error>((resume) => {
-          recorded.dialled.push(target)
           const socket = net.connect({ host: "127.0.0.1", port: httpPort })
           socket.once("error", (error) => resume(Effect.fail(error)))
           socket.once("connect", () => resume(Effect.succeed(socket)))
         })
-      const set = yield* makeSet(recorded, { connect: careless, maxBytes: 100 })
       seen.closed.delete("/endless")
-      const result = yield* ToolSet.execute(set, {
-        id: "c",
-        name: "fetch",
-        arguments: { url: "http://docs.test/endless" }
-      })
+      const { result } = yield* fetchWith({ url: "http://docs.test/endless" }, { connect: careless, maxBytes: 100 })
       assert.strictEqual(result.status, "success")
       assert.isTrue(yield* closedOnServer("/endless"))
     }))
@@ -879,11 +849,7 @@ describe("size and time are capped", () => {
   it.live("a slow-loris body that trickles bytes times out, and the connection is closed", () =>
     Effect.gen(function*() {
       const { result } = yield* fetchWith({ url: "http://docs.test/slow" }, { timeout: "300 millis" })
-      assert.deepStrictEqual(summarize(result), {
-        status: "error",
-        kind: "timeout",
-        modelText: "the request did not finish within 300ms"
-      })
+      assert.deepStrictEqual(summarize(result), failedAs("timeout", "the request did not finish within 300ms"))
       assert.isTrue(yield* closedOnServer("/slow"))
     }))
 
@@ -896,9 +862,10 @@ describe("size and time are capped", () => {
 
   it.live("a resolver that never answers times out", () =>
     Effect.gen(function*() {
-      const recorded = recorder()
-      const set = yield* makeSet(recorded, { resolve: () => Effect.never, timeout: "100 millis" })
-      const result = yield* ToolSet.execute(set, { id: "c", name: "fetch", arguments: { url: "http://docs.test/" } })
+      const { result, recorded } = yield* fetchWith(
+        { url: "http://docs.test/" },
+        { resolve: () => Effect.never, timeout: "100 millis" }
+      )
       assert.deepStrictEqual([errorField(result, "kind"), recorded.dialled], ["timeout", []])
     }))
 })
@@ -933,7 +900,7 @@ describe("content the tool does not read", () => {
     it.effect(`${label} is refused with a clear error`, () =>
       Effect.gen(function*() {
         const { result } = yield* fetchWith({ url: `http://docs.test${path}` })
-        assert.deepStrictEqual(summarize(result), { status: "error", kind: "other", modelText })
+        assert.deepStrictEqual(summarize(result), failedAs("other", modelText))
         assert.strictEqual(errorField(result, "retryable"), false)
       }))
   }
@@ -952,11 +919,10 @@ describe("failures", () => {
     it.effect(`status ${status} is kind ${kind}, and carries the status`, () =>
       Effect.gen(function*() {
         const { result } = yield* fetchWith({ url: `http://docs.test${path}` })
-        assert.deepStrictEqual(summarize(result), {
-          status: "error",
-          kind,
-          modelText: `the server answered with status ${status}: ${meaning}`
-        })
+        assert.deepStrictEqual(
+          summarize(result),
+          failedAs(kind, `the server answered with status ${status}: ${meaning}`)
+        )
         assert.strictEqual(errorField(result, "httpStatus"), status)
       }))
   }
@@ -966,8 +932,8 @@ describe("failures", () => {
       const nx = yield* fetchWith({ url: "http://nx.test/" })
       const empty = yield* fetchWith({ url: "http://empty.test/" })
       assert.deepStrictEqual([nx.result, empty.result].map(summarize), [
-        { status: "error", kind: "network", modelText: "the host name could not be resolved" },
-        { status: "error", kind: "network", modelText: "the host name resolved to no address" }
+        failedAs("network", "the host name could not be resolved"),
+        failedAs("network", "the host name resolved to no address")
       ])
     }))
 
@@ -980,23 +946,19 @@ describe("failures", () => {
         },
         () => Effect.succeed("93.184.216.34" as unknown as ReadonlyArray<string>)
       ]) {
-        const recorded = recorder()
-        const set = yield* makeSet(recorded, { resolve })
-        results.push(yield* ToolSet.execute(set, { id: "c", name: "fetch", arguments: { url: "http://docs.test/" } }))
+        results.push((yield* fetchWith({ url: "http://docs.test/" }, { resolve })).result)
       }
       assert.deepStrictEqual(results.map(summarize), [
-        { status: "error", kind: "network", modelText: "the host name could not be resolved" },
-        { status: "error", kind: "network", modelText: "the host name could not be resolved" }
+        failedAs("network", "the host name could not be resolved"),
+        failedAs("network", "the host name could not be resolved")
       ])
     }))
 
   it.effect("a resolver answer that is not a string is refused as a non-public address", () =>
     Effect.gen(function*() {
-      const recorded = recorder()
-      const set = yield* makeSet(recorded, {
+      const { result, recorded } = yield* fetchWith({ url: "http://docs.test/" }, {
         resolve: () => Effect.succeed([PUBLIC, 42] as unknown as ReadonlyArray<string>)
       })
-      const result = yield* ToolSet.execute(set, { id: "c", name: "fetch", arguments: { url: "http://docs.test/" } })
       assert.deepStrictEqual(summarize(result), deniedAs(nonPublic))
       assert.deepStrictEqual([errorField(result, "message"), recorded.dialled], [
         "docs.test resolved to a number (not an IP address)",
@@ -1007,11 +969,7 @@ describe("failures", () => {
   it.effect("an address that cannot be reached is a network error", () =>
     Effect.gen(function*() {
       const { result, recorded } = yield* fetchWith({ url: "http://unreachable.test/" })
-      assert.deepStrictEqual(summarize(result), {
-        status: "error",
-        kind: "network",
-        modelText: "could not connect to the host"
-      })
+      assert.deepStrictEqual(summarize(result), failedAs("network", "could not connect to the host"))
       assert.deepStrictEqual(dialledAddresses(recorded), [UNREACHABLE])
     }))
 
@@ -1024,9 +982,7 @@ describe("failures", () => {
         },
         () => Effect.succeed(42 as unknown as net.Socket)
       ]) {
-        const recorded = recorder()
-        const set = yield* makeSet(recorded, { connect })
-        results.push(yield* ToolSet.execute(set, { id: "c", name: "fetch", arguments: { url: "http://docs.test/" } }))
+        results.push((yield* fetchWith({ url: "http://docs.test/" }, { connect })).result)
       }
       assert.deepStrictEqual(results.map((result) => summarize(result).modelText), [
         "could not connect to the host",
@@ -1034,45 +990,39 @@ describe("failures", () => {
       ])
     }))
 
-  it.effect("a server that does not speak HTTP is a network error", () =>
-    Effect.gen(function*() {
-      const { result } = yield* fetchWith({ url: "http://raw.test/" })
-      assert.deepStrictEqual(summarize(result), {
-        status: "error",
-        kind: "network",
-        modelText: "the server did not send a valid HTTP response"
-      })
-    }))
-
-  it.effect("a response head larger than Node's limit is a network error, not a crash", () =>
-    Effect.gen(function*() {
-      const { result } = yield* fetchWith({ url: "http://docs.test/huge-headers" })
-      assert.deepStrictEqual(summarize(result), {
-        status: "error",
-        kind: "network",
-        modelText: "the server did not send a valid HTTP response"
-      })
-    }))
-
-  it.effect("a body cut short is a network error, not a silently short page", () =>
-    Effect.gen(function*() {
-      const { result } = yield* fetchWith({ url: "http://docs.test/short" })
-      assert.deepStrictEqual(summarize(result), {
-        status: "error",
-        kind: "network",
-        modelText: "the connection closed before the whole page arrived"
-      })
-    }))
-
-  it.effect("a body that claims gzip and is not is a provider error", () =>
-    Effect.gen(function*() {
-      const { result } = yield* fetchWith({ url: "http://docs.test/broken-gzip" })
-      assert.deepStrictEqual(summarize(result), {
-        status: "error",
-        kind: "provider",
-        modelText: "the server sent a compressed body that could not be decompressed"
-      })
-    }))
+  const broken: ReadonlyArray<readonly [string, string, ToolExecutionError.ToolErrorKind, string]> = [
+    [
+      "a server that does not speak HTTP is a network error",
+      "http://raw.test/",
+      "network",
+      "the server did not send a valid HTTP response"
+    ],
+    [
+      "a response head larger than Node's limit is a network error, not a crash",
+      "http://docs.test/huge-headers",
+      "network",
+      "the server did not send a valid HTTP response"
+    ],
+    [
+      "a body cut short is a network error, not a silently short page",
+      "http://docs.test/short",
+      "network",
+      "the connection closed before the whole page arrived"
+    ],
+    [
+      "a body that claims gzip and is not is a provider error",
+      "http://docs.test/broken-gzip",
+      "provider",
+      "the server sent a compressed body that could not be decompressed"
+    ]
+  ]
+  for (const [label, url, kind, modelText] of broken) {
+    it.effect(label, () =>
+      Effect.gen(function*() {
+        const { result } = yield* fetchWith({ url })
+        assert.deepStrictEqual(summarize(result), failedAs(kind, modelText))
+      }))
+  }
 })
 
 // ---------------------------------------------------------------------------------------------------------------------

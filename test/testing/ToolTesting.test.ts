@@ -1,6 +1,5 @@
 import { assert, describe, expectTypeOf, it } from "@effect/vitest"
 import { Arbitrary, Context, Effect, Exit, Option, Result, Schema, SchemaGetter } from "effect"
-import { readFileSync } from "node:fs"
 import { DynamicTool, Tool, ToolCall, ToolExecutionError, ToolOutput, ToolResult, ToolSet } from "../../src/index.ts"
 import { jsonCodec } from "../../src/internal/codec.ts"
 import { validatorOf } from "../../src/internal/jsonSchemaValidator.ts"
@@ -9,6 +8,16 @@ import { marker } from "../../src/testing/internal/invalidArguments.ts"
 import { Compiler } from "../../src/testing/internal/jsonSchemaArbitrary.ts"
 import { build, problemOf } from "../../src/testing/internal/totality.ts"
 import * as ScriptedModelModule from "../../src/testing/scriptedModel.ts"
+import { executeOrFail } from "../support/dispatch.ts"
+import { throwingProxy } from "../support/hostile.ts"
+import {
+  catalogueTools as catalogue,
+  draft07Schema,
+  draft2020Schema,
+  searchDocsParameters
+} from "../support/mcpSchemas.ts"
+import { kindOf } from "../support/results.ts"
+import { typeErrorOf } from "../support/throws.ts"
 
 // -------------------------------------------------------------------------------------------------------------
 // Tools
@@ -90,61 +99,11 @@ const typedTools = [
   typed("number_kinds", Schema.Struct({ any: Schema.Number, text: Schema.NumberFromString, when: Schema.Date }))
 ]
 
-const searchDocs = {
-  type: "object",
-  properties: { query: { type: "string", minLength: 1 }, limit: { type: "integer", minimum: 1, maximum: 20 } },
-  required: ["query"],
-  additionalProperties: false
-}
-
 /** JSON Schemas as real servers send them, and one for each keyword the generator builds. */
 const jsonSchemas: ReadonlyArray<readonly [string, DynamicTool.JsonSchema]> = [
-  ["search_docs", searchDocs],
-  ["create_commit", {
-    $schema: "http://json-schema.org/draft-07/schema#",
-    type: "object",
-    properties: {
-      owner: { type: "string", description: "Repository owner" },
-      author: { $ref: "#/definitions/person" },
-      committer: { $ref: "#/properties/author" },
-      position: { type: "array", items: [{ type: "integer" }, { type: "string" }], additionalItems: false },
-      labels: { type: "array", items: { type: "string" } }
-    },
-    required: ["owner", "author"],
-    additionalProperties: false,
-    definitions: {
-      person: {
-        type: "object",
-        properties: { name: { type: "string" }, email: { type: "string", format: "email" } },
-        required: ["name", "email"],
-        additionalProperties: false
-      }
-    }
-  }],
-  ["route", {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
-    type: "object",
-    properties: {
-      from: { $ref: "#/$defs/point" },
-      to: { $ref: "#/$defs/point" },
-      span: {
-        type: "array",
-        prefixItems: [{ type: "integer", minimum: -5, maximum: 5 }, { type: "string", maxLength: 3 }],
-        items: false
-      },
-      mode: { enum: ["walk", "ride"] }
-    },
-    required: ["from", "to", "mode"],
-    additionalProperties: false,
-    $defs: {
-      point: {
-        type: "object",
-        properties: { x: { type: "number" }, y: { type: "number" } },
-        required: ["x", "y"],
-        additionalProperties: false
-      }
-    }
-  }],
+  ["search_docs", searchDocsParameters],
+  ["create_commit", draft07Schema],
+  ["route", draft2020Schema],
   ["formats", {
     type: "object",
     properties: Object.fromEntries(
@@ -308,29 +267,13 @@ const jsonSchemas: ReadonlyArray<readonly [string, DynamicTool.JsonSchema]> = [
 
 const jsonTools = jsonSchemas.map(([name, schema]) => echoing(name, schema))
 
-interface CatalogueTool {
-  readonly name: string
-  readonly description?: string
-  readonly inputSchema: DynamicTool.JsonSchema
-}
-
-/** The tools of published MCP servers, as their `tools/list` gives them. */
-const catalogueTools = (JSON.parse(
-  readFileSync(new URL("../../bench/retrieval/catalogue.json", import.meta.url), "utf8")
-) as { readonly servers: ReadonlyArray<{ readonly server: string; readonly tools: ReadonlyArray<CatalogueTool> }> })
-  .servers.flatMap(({ server, tools }) => tools.map((tool) => echoing(`${server}.${tool.name}`, tool.inputSchema)))
+/** The tools of published MCP servers, each answering its arguments back. */
+const catalogueTools = catalogue.map((tool) => echoing(tool.name, tool.inputSchema))
 
 const set = ToolSet.make(...typedTools, ...jsonTools, ...catalogueTools)
 
 /** Runs one call; dispatch must never fail or die. */
-const execute = (name: string, args: unknown) =>
-  Effect.gen(function*() {
-    const exit = yield* Effect.exit(ToolSet.execute(set, ToolCall.make({ id: "c", name, arguments: args })))
-    if (Exit.isFailure(exit)) return assert.fail(`execute did not succeed: ${String(exit)}`)
-    return exit.value
-  })
-
-const kindOf = (result: ToolResult.ToolResult) => Option.getOrUndefined(Option.map(result.error, (error) => error.kind))
+const execute = (name: string, args: unknown) => executeOrFail(set, ToolCall.make({ id: "c", name, arguments: args }))
 
 const describeResult = (result: ToolResult.ToolResult) =>
   `${result.status} ${kindOf(result)}: ${ToolOutput.render(result.output)}`
@@ -338,17 +281,6 @@ const describeResult = (result: ToolResult.ToolResult) =>
 /** A sample of an arbitrary, with a fixed seed. */
 const sample = <A>(arbitrary: Arbitrary.Arbitrary<A>, count = 200) =>
   Arbitrary.sampleEffect(arbitrary, { count, seed: 42 })
-
-/** The message of the TypeError `f` throws. */
-const typeErrorOf = (f: () => unknown): string => {
-  try {
-    f()
-  } catch (error) {
-    assert.instanceOf(error, TypeError)
-    return (error as TypeError).message
-  }
-  return assert.fail("nothing was thrown")
-}
 
 const dynamic = (parameters: DynamicTool.JsonSchema, name = "t") =>
   DynamicTool.make(name, { description: "", parameters, call: () => Effect.void })
@@ -720,23 +652,13 @@ describe("ToolTesting.invalidArguments", () => {
 // -------------------------------------------------------------------------------------------------------------
 
 /** Tools that break their contract every way a JavaScript tool can: dispatch must still answer each call once. */
-const throwing = () =>
-  new Proxy({}, {
-    get() {
-      throw new Error("trap")
-    },
-    ownKeys() {
-      throw new Error("trap")
-    }
-  })
-
 const misbehaving = [
   Tool.make("returns_proxy", {
     description: "Returns a proxy that throws",
     parameters: Schema.Struct({ n: Schema.optionalKey(Schema.Int) }),
-    call: () => Effect.succeed(throwing())
+    call: () => Effect.succeed(throwingProxy())
   }),
-  Tool.make("dies", { description: "Dies", parameters: Schema.Struct({}), call: () => Effect.die(throwing()) }),
+  Tool.make("dies", { description: "Dies", parameters: Schema.Struct({}), call: () => Effect.die(throwingProxy()) }),
   Tool.make("fails", {
     description: "Fails with a typed error",
     parameters: Schema.Struct({ reason: Schema.String }),
