@@ -21,21 +21,25 @@ export const unknownToolName = "_unknown"
 /** The duration histogram's bucket boundaries, sorted, the last one `+Infinity` (as Effect's histograms have them). */
 const boundaries = Float64Array.from(durationBoundaries).sort()
 const bucketCount = boundaries.length
-// A duration series is one Float64Array: the bucket counts, then count, sum, min and max.
+// A duration series is a run of numbers in its store's array: the bucket counts, then count, sum, min and max.
 const countAt = bucketCount + 1
 const sumAt = bucketCount + 2
 const minAt = bucketCount + 3
 const maxAt = bucketCount + 4
+const durationSize = bucketCount + 5
 
 const noop = () => {}
 
 /**
- * The series of one registry (Effect's `MetricRegistry` of the calling context), by series key. Two sets that hold a
- * tool of the same name count into the same series, as Effect's own metrics would.
+ * The series of one registry (Effect's `MetricRegistry` of the calling context): their keys, and their numbers, all
+ * in one array, so that the series a call updates sit side by side (a series is an offset into `data`). Two sets that
+ * hold a tool of the same name count into the same series, as Effect's own metrics would.
  */
 interface Store {
-  readonly counters: Map<string, Float64Array>
-  readonly durations: Map<string, Float64Array>
+  data: Float64Array
+  used: number
+  readonly counters: Map<string, number>
+  readonly durations: Map<string, number>
 }
 
 const stores = new WeakMap<Metric.MetricRegistry, Store>()
@@ -43,10 +47,22 @@ const stores = new WeakMap<Metric.MetricRegistry, Store>()
 const storeOf = (registry: Metric.MetricRegistry): Store => {
   let store = stores.get(registry)
   if (store === undefined) {
-    store = { counters: new Map(), durations: new Map() }
+    store = { data: new Float64Array(1024), used: 0, counters: new Map(), durations: new Map() }
     stores.set(registry, store)
   }
   return store
+}
+
+/** Room for `size` more numbers in the store: the offset of the first. The array doubles when it is full. */
+const allocate = (store: Store, size: number): number => {
+  const offset = store.used
+  if (offset + size > store.data.length) {
+    const grown = new Float64Array(Math.max(2 * store.data.length, offset + size))
+    grown.set(store.data)
+    store.data = grown
+  }
+  store.used = offset + size
+  return offset
 }
 
 /** The series key of a set of attributes, the same whatever the order the attributes were given in. */
@@ -61,8 +77,11 @@ const attributesKey = (attributes: Metric.Metric.AttributeSet): string => {
  * context.
  */
 interface Series {
-  readonly calls: Float64Array
-  readonly duration: Float64Array
+  readonly store: Store
+  /** The offset of the calls counter. */
+  readonly calls: number
+  /** The offset of the duration histogram. */
+  readonly duration: number
 }
 
 /**
@@ -70,8 +89,8 @@ interface Series {
  *
  * Effect's metrics look their series up in the registry on every update (two context reads and a map lookup per
  * metric), and a histogram's series keeps its state in a closure, two typed arrays and boxed numbers: rotating calls
- * over 10,000 tools, those lookups and scattered states cost more than the call itself. Here each series is a
- * plain array that the tool's plan holds once it is found, and that the registry reads through
+ * over 10,000 tools, those lookups and scattered states cost more than the call itself. Here each series is a run
+ * of numbers in one array per registry, found once and held by the tool's plan, and the registry reads it through
  * `Metric.registerUnsafe` hooks: `Metric.snapshot` and exporters see the same series, attributes and states as
  * Effect's counter and histogram would give, always current.
  */
@@ -98,8 +117,9 @@ export class ToolMetrics {
     const series = result.status === "success"
       ? (this.success ??= this.series(result, registry, extra, context))
       : this.series(result, registry, extra, context)
-    series.calls[0] += 1
-    observe(series.duration, result.durationMs)
+    const data = series.store.data
+    data[series.calls] += 1
+    observe(data, series.duration, result.durationMs)
   }
   private series(
     result: ToolResult,
@@ -118,30 +138,34 @@ export class ToolMetrics {
       const callsKey = `${attributesKey(callsAttributes)}${extraKey}`
       let calls = store.counters.get(callsKey)
       if (calls === undefined) {
-        const state = new Float64Array(1)
-        calls = state
-        store.counters.set(callsKey, state)
+        const at = allocate(store, 1)
+        calls = at
+        store.counters.set(callsKey, at)
         Metric.registerUnsafe(
           Metric.counter(callsName, { description: callsDescription, incremental: true, attributes: callsAttributes }),
           context,
-          { get: () => ({ count: state[0]!, incremental: true }), update: noop, modify: noop }
+          { get: () => ({ count: store.data[at]!, incremental: true }), update: noop, modify: noop }
         )
       }
       const durationKey = `${attributesKey(attributes)}${extraKey}`
       let duration = store.durations.get(durationKey)
       if (duration === undefined) {
-        const state = new Float64Array(bucketCount + 5)
-        state[minAt] = Number.MAX_VALUE
-        state[maxAt] = -Number.MAX_VALUE
-        duration = state
-        store.durations.set(durationKey, state)
+        const at = allocate(store, durationSize)
+        store.data[at + minAt] = Number.MAX_VALUE
+        store.data[at + maxAt] = -Number.MAX_VALUE
+        duration = at
+        store.durations.set(durationKey, at)
         Metric.registerUnsafe(
-          Metric.histogram(durationName, { description: durationDescription, boundaries: durationBoundaries, attributes }),
+          Metric.histogram(durationName, {
+            description: durationDescription,
+            boundaries: durationBoundaries,
+            attributes
+          }),
           context,
-          { get: () => histogramState(state), update: noop, modify: noop }
+          { get: () => histogramState(store.data, at), update: noop, modify: noop }
         )
       }
-      series = { calls, duration }
+      series = { store, calls, duration }
       this.byOutcome.set(outcome, series)
     }
     return series
@@ -149,25 +173,25 @@ export class ToolMetrics {
 }
 
 /** One duration into its bucket (the first whose boundary is not below it), and into count, sum, min and max. */
-const observe = (state: Float64Array, value: number): void => {
+const observe = (data: Float64Array, at: number, value: number): void => {
   let bucket = 0
   while (bucket < bucketCount - 1 && value > boundaries[bucket]!) bucket++
-  state[bucket] += 1
-  state[countAt] += 1
-  state[sumAt] += value
-  if (value < state[minAt]!) state[minAt] = value
-  if (value > state[maxAt]!) state[maxAt] = value
+  data[at + bucket] += 1
+  data[at + countAt] += 1
+  data[at + sumAt] += value
+  if (value < data[at + minAt]!) data[at + minAt] = value
+  if (value > data[at + maxAt]!) data[at + maxAt] = value
 }
 
 /** A duration series read as Effect's histogram state: cumulative counts at each boundary. */
-const histogramState = (state: Float64Array): Metric.HistogramState => {
+const histogramState = (data: Float64Array, at: number): Metric.HistogramState => {
   const buckets: Array<[number, number]> = []
   let cumulated = 0
   for (let i = 0; i < bucketCount; i++) {
-    cumulated += state[i]!
+    cumulated += data[at + i]!
     buckets.push([boundaries[i]!, cumulated])
   }
-  return { buckets, count: state[countAt]!, min: state[minAt]!, max: state[maxAt]!, sum: state[sumAt]! }
+  return { buckets, count: data[at + countAt]!, min: data[at + minAt]!, max: data[at + maxAt]!, sum: data[at + sumAt]! }
 }
 
 /** Sets the attributes of a finished call on its span. */
