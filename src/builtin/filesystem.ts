@@ -12,16 +12,25 @@ import * as Tool from "../Tool.ts"
 import * as ToolExecutionError from "../ToolExecutionError.ts"
 import * as ToolOutput from "../ToolOutput.ts"
 import * as ToolSet from "../ToolSet.ts"
-import { expectedOf, openChecked, readCapped, wholeUtf8Length, writeAtomically } from "./internal/confinedFile.ts"
+import {
+  expectedOf,
+  openChecked,
+  type OpenedFile,
+  readCapped,
+  wholeUtf8Length,
+  writeAtomically
+} from "./internal/confinedFile.ts"
 import {
   fromPlatformError,
   maxPathLength,
+  probeDescriptorPaths,
   quote,
   resolveExisting,
   resolveForWrite,
   type Resolved,
   type Root,
-  shownOf
+  shownOf,
+  withFolder
 } from "./internal/confinedPath.ts"
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -62,6 +71,14 @@ export interface FilesystemOptions {
   readonly maxResults?: number | undefined
   /** How many levels of folders `search_files` descends below the folder it starts in. Default 16. */
   readonly maxDepth?: number | undefined
+  /**
+   * Let `read_file` and `edit_file` open a file that has other names (hard links). Default `false`: such a file is
+   * refused (status `denied`). A hard link is the same file under a second name, and nothing in the file says where
+   * its other names are: one in the root may be a file outside it (put there by whoever could reach both), which
+   * resolving paths cannot see. Allow them only when nobody who can write in the root can reach files you would
+   * not show the model.
+   */
+  readonly allowHardLinks?: boolean | undefined
 }
 
 /**
@@ -83,6 +100,31 @@ const searchVisitLimit = 100_000
 
 /** Patterns longer than this are refused: a name pattern needs no more. */
 const maxPatternLength = 256
+
+/**
+ * A glob is matched as every pattern its `{…}` groups expand to, each costing up to its length times a name's
+ * length. Eight allows `{src,test}` and `{ts,tsx}` in one pattern, and keeps a search of many entries to a few times
+ * the cost of a plain one.
+ */
+const maxPatternCombinations = 8
+
+/** `*` wildcards a pattern may have: a name pattern needs a few, and each one is a point the matcher returns to. */
+const maxPatternStars = 16
+
+/**
+ * A long search gives the other fibers (and the server's other calls) a turn after this many entries, or this much
+ * of {@link searchMatchBudget} (a few milliseconds), whichever comes first.
+ */
+const searchTurnEntries = 1000
+const searchTurnWork = 1_000_000
+
+/**
+ * Matching a glob against a name costs up to (patterns it expands to) × (its length) × (the name's length) steps,
+ * whatever its wildcards: a long pattern against many long names would cost over a minute, 100,000 entries or not.
+ * A search stops once this bound, summed over the names it matched, is spent: a second or two at worst. A usual
+ * pattern (17 characters, 2 alternatives) against paths of 60 characters spends two thirds of it on 100,000 entries.
+ */
+const searchMatchBudget = 300_000_000
 
 // ---------------------------------------------------------------------------------------------------------------------
 // the tools' Schemas
@@ -256,6 +298,19 @@ interface Limits {
   readonly maxDepth: number
 }
 
+/**
+ * A file with other names may have one outside the root, which no path check can see: unless allowed, it is not
+ * opened. Checked on the open handle, so that it is the file read.
+ */
+const checkLinks = (opened: OpenedFile, shown: string, allowHardLinks: boolean): Effect.Effect<void, Failure> =>
+  allowHardLinks || opened.links <= 1n
+    ? Effect.void
+    : Effect.fail(
+      ToolExecutionError.refused(
+        `${quote(shown)} is refused: the file has other names (hard links), which may lie outside the root folder`
+      )
+    )
+
 const typeOf = (type: FileSystem.File.Type): FileType => {
   switch (type) {
     case "File":
@@ -330,11 +385,12 @@ const checkSize = (bytes: Uint8Array, limits: Limits): Effect.Effect<void, Failu
 // read_file
 // ---------------------------------------------------------------------------------------------------------------------
 
-const readFile = (root: Root, limits: Limits) =>
+const readFile = (root: Root, limits: Limits, allowHardLinks: boolean) =>
   Tool.make("read_file", {
     description: "Read a text file under the root folder. Returns its text (UTF-8). At most " +
       `${limits.maxBytes} bytes come back per call: a note after the text then says where it stopped, and ` +
-      "`offset` reads on from there. A binary file is described, not shown.",
+      "`offset` reads on from there. A binary file is described, not shown." +
+      (allowHardLinks ? "" : " A file with other names (hard links) is refused."),
     parameters: ReadFileParameters,
     annotations: { title: "Read a file", readOnly: true, destructive: false, idempotent: true, openWorld: false },
     call: ({ offset = 0, path }) =>
@@ -343,7 +399,8 @@ const readFile = (root: Root, limits: Limits) =>
         const shown = resolved.shown
         const info = yield* lstatOf(root, resolved)
         yield* requireFile(info, shown)
-        const opened = yield* openChecked(resolved.real, shown, info)
+        const opened = yield* openChecked(root, resolved.real, shown, info)
+        yield* checkLinks(opened, shown, allowHardLinks)
         if (opened.size === 0n) return ToolOutput.text(`${quote(shown)} is empty.`)
         if (BigInt(offset) >= opened.size) {
           return yield* Effect.fail(
@@ -375,6 +432,9 @@ const readFile = (root: Root, limits: Limits) =>
 
 const byCodeUnits = (a: string, b: string): number => a < b ? -1 : a > b ? 1 : 0
 
+const changed = (shown: string) =>
+  ToolExecutionError.refused(`${quote(shown)} changed while it was being opened; it was not read`)
+
 const listDirectory = (root: Root, limits: Limits) =>
   Tool.make("list_directory", {
     description: "List a folder under the root folder: each entry's name, type (file, directory, symlink, ...) and, " +
@@ -386,22 +446,28 @@ const listDirectory = (root: Root, limits: Limits) =>
     call: ({ path = "." }) =>
       Effect.gen(function*() {
         const resolved = yield* resolveExisting(root, path)
-        yield* requireFolder(yield* lstatOf(root, resolved), resolved.shown)
-        const names = (yield* root.fs.readDirectoryEntries(resolved.real).pipe(
-          Effect.mapError((error) => fromPlatformError(error, resolved.shown, "listed"))
-        )).map((entry) => entry.name).sort(byCodeUnits)
-        const listed = names.slice(0, limits.maxEntries)
-        const entries = yield* Effect.forEach(listed, (name) =>
-          root.fs.lstat(root.path.join(resolved.real, name)).pipe(
-            Effect.map((info) => ({
-              name,
-              type: typeOf(info.type),
-              ...(info.type === "File" ? { size: Number(info.size) } : {})
-            })),
-            // An entry removed since the folder was read is reported as what is known of it: its name.
-            Effect.orElseSucceed(() => ({ name, type: "unknown" as const }))
-          ), { concurrency: 8 })
-        return { path: resolved.shown, entries, total: names.length, truncated: names.length > listed.length }
+        const shown = resolved.shown
+        const info = yield* lstatOf(root, resolved)
+        yield* requireFolder(info, shown)
+        // The folder listed, and each entry looked at, is the folder checked, even if its path is swapped meanwhile.
+        return yield* withFolder(root, resolved.real, shown, Option.some(info), changed(shown), (at) =>
+          Effect.gen(function*() {
+            const names = (yield* root.fs.readDirectoryEntries(at).pipe(
+              Effect.mapError((error) => fromPlatformError(error, shown, "listed"))
+            )).map((entry) => entry.name).sort(byCodeUnits)
+            const listed = names.slice(0, limits.maxEntries)
+            const entries = yield* Effect.forEach(listed, (name) =>
+              root.fs.lstat(root.path.join(at, name)).pipe(
+                Effect.map((info) => ({
+                  name,
+                  type: typeOf(info.type),
+                  ...(info.type === "File" ? { size: Number(info.size) } : {})
+                })),
+                // An entry removed since the folder was read is reported as what is known of it: its name.
+                Effect.orElseSucceed(() => ({ name, type: "unknown" as const }))
+              ), { concurrency: 8 })
+            return { path: shown, entries, total: names.length, truncated: names.length > listed.length }
+          }))
       })
   })
 
@@ -412,31 +478,72 @@ const listDirectory = (root: Root, limits: Limits) =>
 const hasGlobSyntax = (pattern: string): boolean => /[*?[{]/.test(pattern)
 
 /**
- * Each `{a,b}` group multiplies the patterns a glob is matched as; a few short groups make thousands, and a search
- * matches every name it sees against all of them. Two groups and 32 alternatives in all keep it to a few hundred.
+ * A glob's cost is bounded before any name is matched: its `{…}` groups, not nested, expand to at most
+ * {@link maxPatternCombinations} patterns, and it has at most {@link maxPatternStars} `*`. (A `\` makes the next
+ * character literal, as it does in the glob.) The number of patterns it expands to is the answer.
  */
-const checkBraces = (pattern: string): Effect.Effect<void, Failure> => {
-  const groups = pattern.split("{").length - 1
-  const commas = pattern.split(",").length - 1
-  return groups <= 2 && (groups === 0 || commas <= 32)
-    ? Effect.void
-    : Effect.fail(
-      ToolExecutionError.invalidArgs("a pattern may have at most two {…} groups, with 32 alternatives in all")
+const checkPattern = (pattern: string): Effect.Effect<number, Failure> => {
+  let depth = 0
+  let nested = false
+  let combinations = 1
+  let alternatives = 1
+  let stars = 0
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i]
+    if (char === "\\") {
+      i++
+    } else if (char === "*") {
+      stars++
+    } else if (char === "{") {
+      if (depth > 0) nested = true
+      else alternatives = 1
+      depth++
+    } else if (char === "," && depth === 1) {
+      alternatives++
+    } else if (char === "}" && depth > 0) {
+      depth--
+      if (depth === 0) combinations *= alternatives
+    }
+  }
+  // An unclosed group is counted as if it were closed: the limit does not depend on how the glob reads it.
+  if (depth > 0) combinations *= alternatives
+  if (nested || combinations > maxPatternCombinations) {
+    return Effect.fail(
+      ToolExecutionError.invalidArgs(
+        `a pattern's {…} groups must not be nested, and may give at most ${maxPatternCombinations} alternatives ` +
+          "in all ({a,b}.{c,d} gives 4)"
+      )
     )
+  }
+  return stars <= maxPatternStars
+    ? Effect.succeed(combinations)
+    : Effect.fail(ToolExecutionError.invalidArgs(`a pattern may have at most ${maxPatternStars} * wildcards`))
 }
 
-type Matcher = (name: string, relative: string, isFolder: boolean) => boolean
+interface Matcher {
+  readonly matches: (name: string, relative: string, isFolder: boolean) => boolean
+  /** What matching a name costs, counted against {@link searchMatchBudget}. */
+  readonly cost: (name: string, relative: string) => number
+}
 
-const matcherOf = (pattern: string): Matcher => {
+const matcherOf = (pattern: string, combinations: number): Matcher => {
   if (!hasGlobSyntax(pattern)) {
     const needle = pattern.toLowerCase()
-    return (name) => name.toLowerCase().includes(needle)
+    // A substring search is linear in practice: it spends nothing of the budget.
+    return { matches: (name) => name.toLowerCase().includes(needle), cost: () => 0 }
   }
   const glob = Glob.make(pattern, { dot: true })
+  const perCharacter = combinations * pattern.length
   // A pattern with a `/` is matched against the path below the search folder, one without against the name alone.
   return pattern.includes("/")
-    ? (_, relative, isFolder) => Glob.match(glob, isFolder ? `${relative}/` : relative)
-    : (name, _, isFolder) => Glob.match(glob, isFolder ? `${name}/` : name)
+    ? {
+      matches: (_, relative, isFolder) => Glob.match(glob, isFolder ? `${relative}/` : relative),
+      cost: (_, relative) => perCharacter * (relative.length + 1)
+    }
+    : {
+      matches: (name, _, isFolder) => Glob.match(glob, isFolder ? `${name}/` : name),
+      cost: (name) => perCharacter * (name.length + 1)
+    }
 }
 
 interface Pending {
@@ -449,64 +556,98 @@ const searchFiles = (root: Root, limits: Limits) =>
   Tool.make("search_files", {
     description: "Find files and folders by name under a folder of the root folder. `pattern` is text to find in " +
       "names (case-insensitive), or a glob (case-sensitive): `*.md` matches names, `src/**/*.ts` paths below the " +
-      `folder. Returns at most ${limits.maxResults} paths relative to the root folder, searching at most ` +
-      `${limits.maxDepth} levels deep; \`truncated\` and \`reason\` say when the search is incomplete. Symbolic ` +
-      "links are matched but not followed.",
+      `folder; its {…} groups may give at most ${maxPatternCombinations} alternatives in all, and it may have at ` +
+      `most ${maxPatternStars} \`*\`. Returns at most ${limits.maxResults} paths relative to the root folder, ` +
+      `searching at most ${limits.maxDepth} levels deep; \`truncated\` and \`reason\` say when the search is ` +
+      "incomplete. Symbolic links are matched but not followed.",
     parameters: SearchFilesParameters,
     success: SearchResult,
     annotations: { title: "Find files", readOnly: true, destructive: false, idempotent: true, openWorld: false },
     call: ({ path = ".", pattern }) =>
       Effect.gen(function*() {
-        yield* checkBraces(pattern)
-        const matches = matcherOf(pattern)
+        const matcher = matcherOf(pattern, yield* checkPattern(pattern))
         const start = yield* resolveExisting(root, path)
-        yield* requireFolder(yield* lstatOf(root, start), start.shown)
+        const startInfo = yield* lstatOf(root, start)
+        yield* requireFolder(startInfo, start.shown)
         const found: Array<string> = []
         const reasons: Array<string> = []
         const queue: Array<Pending> = [{ real: start.real, relative: "", depth: 0 }]
         let visited = 0
+        let spent = 0
+        let spentAtTurn = 0
         let deeper = false
         let done = false
         for (let next = 0; next < queue.length && !done; next++) {
           const folder = queue[next]
-          if (folder.depth > 0) {
-            // A folder reached by name is read only if it still resolves to itself: one swapped for a link since it
-            // was listed is skipped, never followed.
-            const real = yield* Effect.option(root.fs.realPath(folder.real))
-            if (Option.isNone(real) || real.value !== folder.real) continue
-          }
-          // A folder that cannot be read (its permissions, or removed since) is skipped, as `find` goes on past it.
-          const entries = yield* Effect.orElseSucceed(root.fs.readDirectoryEntries(folder.real), () => [])
-          const names = entries.slice().sort((a, b) => byCodeUnits(a.name, b.name))
-          for (const entry of names) {
-            if (++visited > searchVisitLimit) {
-              reasons.push(`the search stopped after looking at ${searchVisitLimit} entries`)
-              done = true
-              break
-            }
-            const real = root.path.join(folder.real, entry.name)
-            const relative = folder.relative === "" ? entry.name : `${folder.relative}/${entry.name}`
-            const type = entry.type === "Unknown"
-              ? Option.match(yield* Effect.option(root.fs.lstat(real)), {
-                onNone: () => "Unknown" as const,
-                onSome: (info) => info.type
+          const shown = shownOf(root, folder.real)
+          // What a folder gives is kept only once the folder is known to be the one listed (see `withFolder`).
+          const matched: Array<string> = []
+          const below: Array<Pending> = []
+          const read = withFolder(
+            root,
+            folder.real,
+            shown,
+            folder.depth === 0 ? Option.some(startInfo) : Option.none(),
+            changed(shown),
+            (at) =>
+              Effect.gen(function*() {
+                // A folder that cannot be read (its permissions, or removed since) is skipped, as `find` goes on
+                // past it.
+                const entries = yield* Effect.orElseSucceed(root.fs.readDirectoryEntries(at), () => [])
+                const names = entries.slice().sort((a, b) => byCodeUnits(a.name, b.name))
+                for (const entry of names) {
+                  if (++visited > searchVisitLimit) {
+                    reasons.push(`the search stopped after looking at ${searchVisitLimit} entries`)
+                    done = true
+                    break
+                  }
+                  const real = root.path.join(folder.real, entry.name)
+                  const relative = folder.relative === "" ? entry.name : `${folder.relative}/${entry.name}`
+                  const type = entry.type === "Unknown"
+                    ? Option.match(yield* Effect.option(root.fs.lstat(root.path.join(at, entry.name))), {
+                      onNone: () => "Unknown" as const,
+                      onSome: (info) => info.type
+                    })
+                    : entry.type
+                  const isFolder = type === "Directory"
+                  spent += matcher.cost(entry.name, relative)
+                  if (spent > searchMatchBudget) {
+                    reasons.push(
+                      `the pattern is costly to match, and the search stopped after looking at ${visited - 1} entries`
+                    )
+                    done = true
+                    break
+                  }
+                  // Matching is synchronous: without a turn now and then, a search of many entries would hold the
+                  // thread, and could not be interrupted, until it ended.
+                  if (visited % searchTurnEntries === 0 || spent - spentAtTurn >= searchTurnWork) {
+                    spentAtTurn = spent
+                    yield* Effect.yieldNow
+                  }
+                  if (matcher.matches(entry.name, relative, isFolder)) {
+                    if (found.length + matched.length === limits.maxResults) {
+                      reasons.push(
+                        `more than ${limits.maxResults} paths match; the first ${limits.maxResults} are listed`
+                      )
+                      done = true
+                      break
+                    }
+                    const shownEntry = shownOf(root, real)
+                    matched.push(isFolder ? `${shownEntry}/` : shownEntry)
+                  }
+                  if (isFolder) {
+                    if (folder.depth + 1 < limits.maxDepth) below.push({ real, relative, depth: folder.depth + 1 })
+                    else deeper = true
+                  }
+                }
               })
-              : entry.type
-            const isFolder = type === "Directory"
-            if (matches(entry.name, relative, isFolder)) {
-              if (found.length === limits.maxResults) {
-                reasons.push(`more than ${limits.maxResults} paths match; the first ${limits.maxResults} are listed`)
-                done = true
-                break
-              }
-              const shown = shownOf(root, real)
-              found.push(isFolder ? `${shown}/` : shown)
-            }
-            if (isFolder) {
-              if (folder.depth + 1 < limits.maxDepth) queue.push({ real, relative, depth: folder.depth + 1 })
-              else deeper = true
-            }
-          }
+          )
+          // The folder searched must be the one asked for; a folder below it that changed (swapped for a link since
+          // it was listed, or removed) is skipped, never followed.
+          if (folder.depth === 0) yield* read
+          else if (Option.isNone(yield* Effect.option(read))) continue
+          found.push(...matched)
+          queue.push(...below)
         }
         if (deeper) reasons.push(`folders more than ${limits.maxDepth} levels deep were not searched`)
         return {
@@ -538,11 +679,20 @@ const fileInfo = (root: Root) =>
     call: ({ path }) =>
       Effect.gen(function*() {
         const resolved = yield* resolveExisting(root, path)
-        const info = yield* lstatOf(root, resolved)
+        const shown = resolved.shown
+        // The entry is looked up by its name in its folder, proven to be the folder resolved (see `withFolder`): a
+        // folder on the way swapped for a link since `realpath` is not followed to describe a file outside.
+        const folder = root.path.dirname(resolved.real)
+        const info = resolved.real === root.real
+          ? yield* lstatOf(root, resolved)
+          : yield* withFolder(root, folder, shownOf(root, folder), Option.none(), changed(shown), (at) =>
+            root.fs.lstat(root.path.join(at, root.path.basename(resolved.real))).pipe(
+              Effect.mapError((error) => fromPlatformError(error, shown, "read"))
+            ))
         const modified = isoOf(info.mtime)
         const created = isoOf(info.birthtime)
         return {
-          path: resolved.shown,
+          path: shown,
           type: typeOf(info.type),
           size: Number(info.size),
           ...(modified !== undefined ? { modified } : {}),
@@ -575,11 +725,12 @@ const writeFile = (root: Root, limits: Limits) =>
       })
   })
 
-const editFile = (root: Root, limits: Limits) =>
+const editFile = (root: Root, limits: Limits, allowHardLinks: boolean) =>
   Tool.make("edit_file", {
     description: "Change part of a text file under the root folder: replace `old_text`, which must occur exactly " +
       "once in the file (whitespace included), with `new_text`. Read the file first to copy `old_text` exactly. " +
-      `Files up to ${limits.maxBytes} bytes; the write is atomic.`,
+      `Files up to ${limits.maxBytes} bytes; the write is atomic.` +
+      (allowHardLinks ? "" : " A file with other names (hard links) is refused."),
     parameters: EditFileParameters,
     success: WriteResult,
     annotations: { title: "Edit a file", readOnly: false, destructive: true, idempotent: false, openWorld: false },
@@ -590,7 +741,9 @@ const editFile = (root: Root, limits: Limits) =>
         const info = yield* lstatOf(root, resolved)
         yield* requireFile(info, shown)
         const { expected, text } = yield* Effect.scoped(Effect.gen(function*() {
-          const opened = yield* openChecked(resolved.real, shown, info)
+          const opened = yield* openChecked(root, resolved.real, shown, info)
+          // An edit reads the file too: whether old_text is found would tell the content of a file outside.
+          yield* checkLinks(opened, shown, allowHardLinks)
           const read = yield* readCapped(opened, shown, 0, limits.maxBytes)
           if (read.more) {
             return yield* Effect.fail(
@@ -667,6 +820,13 @@ const checkLimit = (
       })
     )
 
+const checkBoolean = (option: string, value: unknown): Effect.Effect<boolean, BuiltinOptionsError> =>
+  value === undefined || typeof value === "boolean"
+    ? Effect.succeed(value ?? false)
+    : Effect.fail(
+      new BuiltinOptionsError({ option, message: `${option} must be true or false, not ${describeValue(value)}` })
+    )
+
 const checkRoot = (
   fs: FileSystem.FileSystem,
   root: unknown
@@ -705,14 +865,24 @@ const checkRoot = (
  * What the model gets:
  * - Paths are relative to the root. An absolute path, a `..` that climbs above the root, and a symbolic link (or a
  *   parent folder that is one) pointing outside it are refused (status `denied`). Nothing is decoded: `%2e%2e%2f` or
- *   a full-width `．．／` is a name like any other, which stays inside the root. A NUL character is `invalid_args`.
+ *   a full-width `．．／` is a name like any other, which stays inside the root. A NUL character, more than 4096
+ *   characters or more than 128 names (the parts between slashes) is `invalid_args`.
  * - A missing file is `not_found`. FIFOs, sockets and devices are refused, never opened; a file is opened without
- *   following a link or waiting on a FIFO, and refused unless it is the very file checked.
+ *   following a link or waiting on a FIFO, and refused unless it is the very file checked, where it was checked.
+ *   A file with other names (hard links) is not read or edited unless `allowHardLinks` says so: one of its names
+ *   may be outside the root, which no check of a path can see.
+ * - What was checked is what is used, even if someone renames things meanwhile. On Linux, a folder is listed,
+ *   searched or looked into through the descriptor that was opened and proven to be the folder resolved, never by
+ *   its path again. Elsewhere, a folder is checked again after it was used, and what it gave is dropped if it
+ *   changed; a folder swapped for a link and back again within one use is not seen there.
  * - Messages show paths relative to the root, never the root itself or the system's error text.
  * - `read_file` returns at most `maxBytes` per call and says where it stopped; `list_directory`, `search_files`
- *   (its results, its depth, and the entries it looks at) are capped too.
+ *   (its results, its depth, the entries it looks at, and the work its pattern costs) are capped too. A glob's
+ *   `{…}` groups may give at most 8 alternatives in all, not nested, and it may have at most 16 `*`. A long search
+ *   gives other calls a turn every thousand entries, and can be interrupted.
  * - Writes go to a temporary file in the same folder, then a rename: atomic, never through a link, never outside the
- *   root, at most `maxBytes`.
+ *   root, at most `maxBytes`. Missing folders are made one by one, each in the folder checked; one made in a folder
+ *   swapped meanwhile is removed again.
  *
  * @example
  * ```ts
@@ -756,25 +926,19 @@ export const filesystem: {
         new BuiltinOptionsError({ option: "options", message: "the options must be an object" })
       )
     }
-    const write = options.write ?? false
-    if (typeof write !== "boolean") {
-      return yield* Effect.fail(
-        new BuiltinOptionsError({
-          option: "write",
-          message: `write must be true or false, not ${describeValue(write)}`
-        })
-      )
-    }
+    const write = yield* checkBoolean("write", options.write)
+    const allowHardLinks = yield* checkBoolean("allowHardLinks", options.allowHardLinks)
     const limits: Limits = {
       maxBytes: yield* checkLimit("maxBytes", options.maxBytes, maxBytesLimit),
       maxEntries: yield* checkLimit("maxEntries", options.maxEntries, Number.MAX_SAFE_INTEGER),
       maxResults: yield* checkLimit("maxResults", options.maxResults, Number.MAX_SAFE_INTEGER),
       maxDepth: yield* checkLimit("maxDepth", options.maxDepth, Number.MAX_SAFE_INTEGER)
     }
-    const root: Root = { fs, path, real: yield* checkRoot(fs, options.root) }
+    const real = yield* checkRoot(fs, options.root)
+    const root: Root = { fs, path, real, descriptorPaths: yield* probeDescriptorPaths(fs, real) }
     const none = Context.empty()
     const tools: Array<ReadTools | WriteTools> = [
-      Tool.provide(readFile(root, limits), none, { portable: true }),
+      Tool.provide(readFile(root, limits, allowHardLinks), none, { portable: true }),
       Tool.provide(listDirectory(root, limits), none, { portable: true }),
       Tool.provide(searchFiles(root, limits), none, { portable: true }),
       Tool.provide(fileInfo(root), none, { portable: true })
@@ -782,7 +946,7 @@ export const filesystem: {
     if (write) {
       tools.push(
         Tool.provide(writeFile(root, limits), none, { portable: true }),
-        Tool.provide(editFile(root, limits), none, { portable: true })
+        Tool.provide(editFile(root, limits, allowHardLinks), none, { portable: true })
       )
     }
     return ToolSet.make(...tools) as ToolSet.ToolSet<ReadTools>

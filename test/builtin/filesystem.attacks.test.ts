@@ -33,6 +33,7 @@ import {
   jsonOf,
   makeSandbox,
   namesIn,
+  reaches,
   removeSandbox,
   type Sandbox,
   sandbox,
@@ -381,7 +382,7 @@ describe("sizes are capped", () => {
       const fileSystem = changedFileSystem((fs) => ({
         ...fs,
         readDirectoryEntries: (path) =>
-          path === box.root
+          reaches(box.root)(path)
             ? Effect.succeed(Array.from({ length: 150_000 }, (_, i) => ({ name: `f${i}`, type: "File" as const })))
             : fs.readDirectoryEntries(path)
       }))

@@ -6,7 +6,7 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { assert } from "@effect/vitest"
 import { Effect, FileSystem, Option, type Scope } from "effect"
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { filesystem, type FilesystemOptions } from "../../src/builtin/filesystem.ts"
@@ -72,6 +72,22 @@ export const changedFileSystem = (
 ): Effect.Effect<FileSystem.FileSystem> =>
   Effect.map(Effect.service(FileSystem.FileSystem), change).pipe(Effect.provide(NodeFileSystem.layer))
 
+export const descriptorPrefix = "/proc/self/fd/"
+
+/**
+ * A path picker for the folder `folder`, however it is reached: by its path, or (on Linux) through the
+ * `/proc/self/fd/<n>` path of a descriptor that has it open.
+ */
+export const reaches = (folder: string) => (at: string): boolean => {
+  if (at === folder) return true
+  if (!at.startsWith(descriptorPrefix)) return false
+  try {
+    return readlinkSync(at) === folder
+  } catch {
+    return false
+  }
+}
+
 /**
  * Node's file system, except that the first `method` call on `path` runs `swap` after it answered: what an attacker
  * racing the tools would do between the check and the use, made deterministic. `swapped()` says whether it ran, so
@@ -81,7 +97,7 @@ export const swapAfter = (method: "lstat" | "readDirectoryEntries", path: string
   let swapped = false
   const after = (at: string) =>
     Effect.sync(() => {
-      if (swapped || at !== path) return
+      if (swapped || !reaches(path)(at)) return
       swapped = true
       swap()
     })

@@ -647,8 +647,11 @@ describe("search_files", () => {
       writeFiles(box.root, { "a.txt": "" })
       const set = yield* build({ root: box.root })
       assert.deepStrictEqual(
-        seen(yield* call(set, "search_files", { pattern: "{a,b}{a,b}{a,b}" })),
-        failed("invalid_args", "a pattern may have at most two {…} groups, with 32 alternatives in all")
+        seen(yield* call(set, "search_files", { pattern: "{a,b}{a,b}{a,b}{a,b}" })),
+        failed(
+          "invalid_args",
+          "a pattern's {…} groups must not be nested, and may give at most 8 alternatives in all ({a,b}.{c,d} gives 4)"
+        )
       )
       const manyAlternatives = `{${"a,".repeat(40)}b}`
       assert.strictEqual(seen(yield* call(set, "search_files", { pattern: manyAlternatives })).kind, "invalid_args")

@@ -5,20 +5,21 @@
  */
 import { Effect, type FileSystem, Option, type PlatformError, type Scope } from "effect"
 import { constants as fsConstants } from "node:fs"
-import { type FileHandle, open as openHandle } from "node:fs/promises"
+import type { FileHandle } from "node:fs/promises"
 import * as ToolExecutionError from "../../ToolExecutionError.ts"
-import { fromPlatformError, quote, type Root, type WriteTarget } from "./confinedPath.ts"
-
-/** The identity of a file: device and inode, as Effect's Node file system reports them (unsigned 64-bit). */
-interface Identity {
-  readonly dev: bigint
-  readonly ino: bigint
-}
-
-const identityOf = (info: FileSystem.File.Info): Option.Option<Identity> =>
-  Option.map(info.ino, (ino) => ({ dev: info.dev, ino }))
-
-const sameIdentity = (a: Identity, b: Identity): boolean => a.dev === b.dev && a.ino === b.ino
+import {
+  descriptorPath,
+  fromPlatformError,
+  type Identity,
+  identityOf,
+  identityOfStats,
+  openPath,
+  quote,
+  type Root,
+  sameFile,
+  sameIdentity,
+  type WriteTarget
+} from "./confinedPath.ts"
 
 const unreadable = (shown: string, cause: unknown) =>
   ToolExecutionError.withCause(ToolExecutionError.other(`${quote(shown)} could not be read`), cause)
@@ -42,16 +43,22 @@ export interface OpenedFile {
   readonly size: bigint
   readonly identity: Identity
   readonly mtimeMs: bigint
+  /** How many names the file has: more than one means hard links, which may be outside the root. */
+  readonly links: bigint
 }
 
 /**
  * Opens a regular file that was resolved inside the root and checked (`checked` is its `lstat`), and proves that
- * the file opened is the one checked: the handle's `fstat` (which Effect's `File.stat` would give too, but this
- * handle is Node's) must be a regular file with the same device and inode. A link swapped in at the last name fails
- * the open; a parent folder swapped for a link that points out opens another file, refused by its identity. The
- * handle is closed when the scope closes.
+ * the file opened is the one checked, and where it was checked: the handle's `fstat` (which Effect's `File.stat`
+ * would give too, but this handle is Node's) must be a regular file with the same device and inode, and the file
+ * must be at `real`. A link swapped in at the last name fails the open; another file swapped in is refused by its
+ * identity; a folder on the way swapped for a link that points out before the `lstat` (so that the `lstat` and the
+ * open both went out) is refused by where the file is: with {@link Root.descriptorPaths} the descriptor's own path
+ * must read back as `real`; elsewhere `real` must still resolve to itself and be the file opened (what remains
+ * there: a folder swapped out and back between the open and that check). The handle is closed when the scope closes.
  */
 export const openChecked = (
+  root: Root,
   real: string,
   shown: string,
   checked: FileSystem.File.Info
@@ -60,30 +67,23 @@ export const openChecked = (
     const expected = identityOf(checked)
     // Without an inode, the file opened cannot be shown to be the one checked.
     if (Option.isNone(expected)) return yield* Effect.fail(changed(shown))
-    const handle = yield* Effect.acquireRelease(
-      Effect.tryPromise({
-        try: () => openHandle(real, readFlags),
-        catch: (cause) => {
-          const code = (cause as { readonly code?: unknown }).code
-          // ELOOP (Linux, macOS) or EMLINK (FreeBSD): a link at the last name, which O_NOFOLLOW refused.
-          const error = code === "ELOOP" || code === "EMLINK" || code === "ENOENT" || code === "ENOTDIR"
-            ? changed(shown)
-            : code === "EACCES" || code === "EPERM"
-            ? ToolExecutionError.permissionDenied(`the operating system denied access to ${quote(shown)}`)
-            : ToolExecutionError.other(`${quote(shown)} could not be opened`)
-          return ToolExecutionError.withCause(error, cause)
-        }
-      }),
-      (handle) => Effect.promise(() => handle.close().catch(() => undefined))
-    )
+    const handle = yield* openPath(real, shown, readFlags, changed(shown))
     const stats = yield* Effect.tryPromise({
       try: () => handle.stat({ bigint: true }),
       catch: (cause) => unreadable(shown, cause)
     })
-    // Node reads these as signed 64-bit numbers; Effect's file system reports them unsigned.
-    const identity = { dev: BigInt.asUintN(64, stats.dev), ino: BigInt.asUintN(64, stats.ino) }
+    const identity = identityOfStats(stats)
     if (!stats.isFile() || !sameIdentity(identity, expected.value)) return yield* Effect.fail(changed(shown))
-    return { handle, size: stats.size, identity, mtimeMs: stats.mtimeMs }
+    const inPlace = root.descriptorPaths
+      ? Effect.map(Effect.option(root.fs.readLink(descriptorPath(handle))), (where) =>
+        Option.isSome(where) && where.value === real)
+      : Effect.map(
+        Effect.all([Effect.option(root.fs.realPath(real)), Effect.option(root.fs.lstat(real))]),
+        ([now, info]) =>
+          Option.isSome(now) && now.value === real && Option.isSome(info) && sameFile(info.value, checked)
+      )
+    if (!(yield* inPlace)) return yield* Effect.fail(changed(shown))
+    return { handle, size: stats.size, identity, mtimeMs: stats.mtimeMs, links: stats.nlink }
   })
 
 /** What {@link readCapped} read. */
@@ -237,12 +237,6 @@ export const writeAtomically = (
       // No temporary file is left behind, whatever failed; one this write did not make is never removed.
       Effect.onError(() => created ? Effect.ignore(fs.remove(temporary)) : Effect.void)
     )
-  })
-
-const sameFile = (a: FileSystem.File.Info, b: FileSystem.File.Info): boolean =>
-  Option.match(Option.all([identityOf(a), identityOf(b)]), {
-    onNone: () => false,
-    onSome: ([x, y]) => sameIdentity(x, y)
   })
 
 /** The file at a name is still the one read: the same inode, size and modification time (to the millisecond). */
