@@ -19,7 +19,7 @@ import { LanguageModel, Prompt, Response } from "effect/ai"
 import { ToolCall, ToolSet } from "effect-llm-tools"
 import { AiToolkit, ToolLoop } from "effect-llm-tools/ai"
 import { argumentTexts, expectedValue, makeOurAdd } from "./contenders.js"
-import { fmtNs, fmtX, measureRounds, median, ratioStats, table } from "./measure.js"
+import { fmtNs, fmtX, measureRounds, median, profileContender, ratioStats, table } from "./measure.js"
 
 /** Calls per turn: the unit every contender runs in (its `batch`), and what its time is divided by. */
 const callsPerTurn = 3
@@ -127,31 +127,39 @@ export const makeLoopContenders = async () => {
         return last
       }
     })
+  /** Conversation `i`: the whole loop, one runSync; its results. */
+  const converse = (model, state) => (i) => {
+    state.i = i
+    return Effect.runSync(ToolLoop.run(options(model))).toolResults
+  }
+  /** Conversation `i`'s two requests, as the loop sends them, to the model alone: one runSync each. */
+  const ask = (model, state) => (i) => {
+    state.i = i
+    const [first, second] = requestsAt[i & 63]
+    Effect.runSync(model.generateText(first))
+    return Effect.runSync(model.generateText(second))
+  }
   add(
     "bare ToolSet.executeAll, 3 calls, concurrency unbounded, runSync/turn",
     "bare",
     (i) => Effect.runSync(ToolSet.executeAll(set, batches[i & 63], { concurrency: "unbounded" }))
   )
-  add("ToolLoop.run, one turn of 3 calls then the answer, prebuilt responses, runSync/run", "loop", (i) => {
-    stubState.i = i
-    return Effect.runSync(ToolLoop.run(options(stub))).toolResults
-  })
-  add("the same model alone: its 2 requests, runSync each", "model", (i) => {
-    stubState.i = i
-    const [first, second] = requestsAt[i & 63]
-    Effect.runSync(stub.generateText(first))
-    return Effect.runSync(stub.generateText(second))
-  })
-  add("ToolLoop.run, the same, a LanguageModel.make model (effect/ai's generateText), runSync/run", "loopAi", (i) => {
-    aiState.i = i
-    return Effect.runSync(ToolLoop.run(options(ai))).toolResults
-  })
-  add("that model alone: its 2 requests through effect/ai's generateText, runSync each", "modelAi", (i) => {
-    aiState.i = i
-    const [first, second] = requestsAt[i & 63]
-    Effect.runSync(ai.generateText(first))
-    return Effect.runSync(ai.generateText(second))
-  })
+  add(
+    "ToolLoop.run, one turn of 3 calls then the answer, prebuilt responses, runSync/run",
+    "loop",
+    converse(stub, stubState)
+  )
+  add("the same model alone: its 2 requests, runSync each", "model", ask(stub, stubState))
+  add(
+    "ToolLoop.run, the same, a LanguageModel.make model (effect/ai's generateText), runSync/run",
+    "loopAi",
+    converse(ai, aiState)
+  )
+  add(
+    "that model alone: its 2 requests through effect/ai's generateText, runSync each",
+    "modelAi",
+    ask(ai, aiState)
+  )
 
   // Every contender does what it is timed for before anything is timed.
   if (firstRun.text !== "done" || firstRun.turns !== 2) throw new Error("the loop did not finish its conversation")
@@ -238,21 +246,8 @@ export const loopTargets = (measured) => {
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   if (process.argv[2] === "profile") {
     const contenders = await makeLoopContenders()
-    const contender = contenders.find((c) => c.key === process.argv[3])
-    if (contender === undefined) {
-      throw new Error(`usage: node bench/loop.js profile ${contenders.map((c) => c.key).join("|")} [seconds]`)
-    }
-    const spin = (ms) => {
-      const started = performance.now()
-      let calls = 0
-      while (performance.now() < started + ms) {
-        contender.run(300)
-        calls += 300
-      }
-      return ((performance.now() - started) * 1e6) / calls
-    }
-    spin(300) // warm-up, not counted
-    console.log(JSON.stringify({ key: contender.key, nsPerCall: spin(Number(process.argv[4] ?? 5) * 1000) }))
+    const seconds = Number(process.argv[4] ?? 5)
+    console.log(JSON.stringify(profileContender("bench/loop.js", contenders, process.argv[3], seconds, 300)))
   } else {
     const quick = process.argv.includes("--quick")
     const config = quick ? { warmupMs: 250, roundMs: 6, rounds: 15 } : { warmupMs: 1000, roundMs: 20, rounds: 41 }

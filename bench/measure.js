@@ -92,6 +92,29 @@ export const measureRounds = async (contenders, { warmupMs, roundMs, rounds }) =
   return { sizes, samples: await interleave(contenders, sizes, rounds) }
 }
 
+/**
+ * The profile driver of a section run alone (`node --cpu-prof bench/<section>.js profile <key> [seconds]`): the
+ * contender named `key` runs `run(batch)` in a loop, 300 ms not counted, then `seconds`; returns its ns per call.
+ * An unknown key throws, listing the keys of `script`.
+ */
+export const profileContender = (script, contenders, key, seconds, batch) => {
+  const contender = contenders.find((c) => c.key === key)
+  if (contender === undefined) {
+    throw new Error(`usage: node ${script} profile ${contenders.map((c) => c.key).join("|")} [seconds]`)
+  }
+  const spin = (ms) => {
+    const started = performance.now()
+    let calls = 0
+    while (performance.now() < started + ms) {
+      contender.run(batch)
+      calls += batch
+    }
+    return ((performance.now() - started) * 1e6) / calls
+  }
+  spin(300) // warm-up, not counted
+  return { key: contender.key, nsPerCall: spin(seconds * 1000) }
+}
+
 /** The per-round ratio a/b, summarized by its median, min and max. */
 export const ratioStats = (a, b) => {
   const ratios = a.map((x, r) => x / b[r])

@@ -10,7 +10,18 @@ import { execFileSync } from "node:child_process"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { Context, Effect, Exit, Layer, Schema, Scope } from "effect"
 import { ToolCall, ToolHooks, ToolServer, ToolSet, Tool } from "effect-llm-tools"
-import { bytesPerCall, fmtBytes, fmtMiB, fmtNs, fmtX, measureRounds, median, ratioStats, table } from "./measure.js"
+import {
+  bytesPerCall,
+  fmtBytes,
+  fmtMiB,
+  fmtNs,
+  fmtX,
+  measureRounds,
+  median,
+  profileContender,
+  ratioStats,
+  table
+} from "./measure.js"
 
 const Params = Schema.Struct({ left: Schema.Int, right: Schema.Int })
 const Success = Schema.Struct({ value: Schema.Int })
@@ -274,21 +285,8 @@ export const serverTargets = (measured) => {
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   if (process.argv[2] === "profile") {
     const { contenders, close } = await makeServerContenders()
-    const contender = contenders.find((c) => c.key === process.argv[3])
-    if (contender === undefined) {
-      throw new Error(`usage: node bench/server.js profile ${contenders.map((c) => c.key).join("|")} [seconds]`)
-    }
-    const loop = (ms) => {
-      const started = performance.now()
-      let calls = 0
-      while (performance.now() < started + ms) {
-        contender.run(1000)
-        calls += 1000
-      }
-      return ((performance.now() - started) * 1e6) / calls
-    }
-    loop(300) // warm-up, not counted
-    console.log(JSON.stringify({ key: contender.key, nsPerCall: loop(Number(process.argv[4] ?? 5) * 1000) }))
+    const seconds = Number(process.argv[4] ?? 5)
+    console.log(JSON.stringify(profileContender("bench/server.js", contenders, process.argv[3], seconds, 1000)))
     await close()
   } else if (process.argv[2] === "concurrency") {
     const sample = await sampleConcurrency(process.argv[3], Number(process.argv[4] ?? 10_000))

@@ -17,17 +17,8 @@ import type * as ToolIndex from "../ToolIndex.ts"
 import type { ToolResult } from "../ToolResult.ts"
 import * as ToolServer from "../ToolServer.ts"
 import * as ToolSet from "../ToolSet.ts"
-import {
-  assistantMessages,
-  lastUserText,
-  type Offered,
-  offer,
-  textPart,
-  toolCallOf,
-  toolMessage,
-  toolResultPartOf,
-  userMessage
-} from "./internal/loopParts.ts"
+import { appendTurn, lastUserText, type Offered, offer, toolResultPartOf } from "./internal/loopParts.ts"
+import { arrayOf, emptyArray, plain, textPart, toolMessage, userMessage } from "./internal/promptParts.ts"
 
 /**
  * What the loop executes calls against: a tool set, or a tool server's handle (its hooks, limits and retries apply,
@@ -128,14 +119,32 @@ export class MaxTurnsExceeded extends Data.TaggedError("MaxTurnsExceeded")<{
   }
 }
 
-/** The options, checked. */
-interface Checked {
+/**
+ * The options, checked. Like every object that lives through a request to the model, not an object literal: see
+ * `internal/promptParts.ts` on how V8 treats those.
+ */
+class Checked {
   readonly model: LanguageModel.LanguageModel | undefined
   readonly tools: Tools
   readonly prompt: Prompt.Prompt
   readonly maxTurns: number
   readonly concurrency: number | "unbounded"
   readonly topK: number | undefined
+  constructor(
+    model: LanguageModel.LanguageModel | undefined,
+    tools: Tools,
+    prompt: Prompt.Prompt,
+    maxTurns: number,
+    concurrency: number | "unbounded",
+    topK: number | undefined
+  ) {
+    this.model = model
+    this.tools = tools
+    this.prompt = prompt
+    this.maxTurns = maxTurns
+    this.concurrency = concurrency
+    this.topK = topK
+  }
 }
 
 const isPositiveInteger = (u: unknown): u is number => typeof u === "number" && Number.isInteger(u) && u >= 1
@@ -167,19 +176,12 @@ const check = (options: Options<Tools>): Checked => {
   let checkedPrompt: Prompt.Prompt
   try {
     checkedPrompt = typeof prompt === "string"
-      ? Prompt.fromMessages([userMessage([textPart(prompt)])])
+      ? Prompt.fromMessages(arrayOf(userMessage(arrayOf(textPart(prompt)))))
       : Prompt.make(prompt)
   } catch (error) {
     return fail(`\`prompt\` holds messages that are not messages: ${error instanceof Error ? error.message : ""}`)
   }
-  return {
-    model,
-    tools,
-    prompt: checkedPrompt,
-    maxTurns: maxTurns ?? 10,
-    concurrency: concurrency ?? "unbounded",
-    topK
-  }
+  return new Checked(model, tools, checkedPrompt, maxTurns ?? 10, concurrency ?? "unbounded", topK)
 }
 
 /** What one turn offers the model, and how its calls are executed. */
@@ -188,80 +190,166 @@ interface Turn {
   readonly execute: (calls: ReadonlyArray<ToolCall.ToolCall>) => Effect.Effect<Array<ToolResult>, unknown, unknown>
 }
 
-/** The turn of a tool set, every turn: the same tools, offered by one toolkit built once. */
-const setTurn = (set: ToolSet.Any, concurrency: number | "unbounded"): Turn => {
-  const options = { concurrency }
-  return { toolkit: offer(set), execute: (calls) => ToolSet.executeAll(set, calls, options) }
+/**
+ * The turn of a tool set, every turn: the same tools, offered by one toolkit built once. It is its own options of
+ * `ToolSet.executeAll` (its `concurrency`).
+ */
+class SetTurn implements Turn {
+  readonly toolkit: Offered
+  readonly set: ToolSet.Any
+  readonly concurrency: number | "unbounded"
+  constructor(set: ToolSet.Any, concurrency: number | "unbounded") {
+    this.toolkit = offer(set)
+    this.set = set
+    this.concurrency = concurrency
+  }
+  execute(calls: ReadonlyArray<ToolCall.ToolCall>): Effect.Effect<Array<ToolResult>, never, unknown> {
+    return ToolSet.executeAll(this.set, calls, this)
+  }
 }
 
-/** The turns of a tool server: each a snapshot, selected by the last user message, offered and run. */
-const serverTurns = (
+/**
+ * A turn of a tool server: a snapshot of its tools, offered and run. It is its own options of the server's
+ * `executeAll` (the snapshot and the `concurrency`).
+ */
+class SnapshotTurn implements Turn {
+  readonly toolkit: Offered
+  readonly server: Server<unknown>
+  readonly snapshot: ToolServer.Snapshot
+  readonly concurrency: number | "unbounded"
+  constructor(server: Server<unknown>, snapshot: ToolServer.Snapshot, concurrency: number | "unbounded") {
+    this.toolkit = offer(snapshot.toolSet)
+    this.server = server
+    this.snapshot = snapshot
+    this.concurrency = concurrency
+  }
+  execute(calls: ReadonlyArray<ToolCall.ToolCall>): Effect.Effect<Array<ToolResult>, unknown, unknown> {
+    return this.server.executeAll(calls, this)
+  }
+}
+
+/** The next turn of a tool server: a snapshot selected by the text of the last user message. */
+const serverTurn = (
   server: Server<unknown>,
-  checked: Checked
-) =>
-(messages: ReadonlyArray<Prompt.Message>): Effect.Effect<Turn, ToolIndex.ToolIndexError> => {
+  checked: Checked,
+  messages: ReadonlyArray<Prompt.Message>
+): Effect.Effect<Turn, ToolIndex.ToolIndexError> => {
   const query = lastUserText(messages)
   return Effect.map(
     server.snapshot(query === undefined ? undefined : { query, topK: checked.topK }),
-    (snapshot): Turn => ({
-      toolkit: offer(snapshot.toolSet),
-      execute: (calls) => server.executeAll(calls, { snapshot, concurrency: checked.concurrency })
-    })
+    (snapshot) => new SnapshotTurn(server, snapshot, checked.concurrency)
   )
 }
 
-const loop = Effect.fnUntraced(function*(checked: Checked) {
-  const model = checked.model ?? (yield* LanguageModel.LanguageModel)
-  const fixed = ToolSet.isToolSet(checked.tools) ? setTurn(checked.tools, checked.concurrency) : undefined
-  const snapshotTurn = fixed === undefined ? serverTurns(checked.tools as Server<unknown>, checked) : undefined
-  const messages: Array<Prompt.Message> = checked.prompt.content.slice()
-  const toolResults: Array<ToolResult> = []
-  for (let turns = 1;; turns++) {
-    const turn = fixed ?? (yield* snapshotTurn!(messages))
-    const response = yield* model.generateText({
-      prompt: Prompt.fromMessages(messages.slice()),
-      toolkit: turn.toolkit,
-      disableToolCallResolution: true,
-      toolCallValidation: "deferred"
-    })
-    for (const message of assistantMessages(response.content)) messages.push(message)
-    // Calls the provider ran itself came back with their results: ours are the others.
-    const calls: Array<ToolCall.ToolCall> = []
-    for (const part of response.content) {
-      if (part.type === "tool-call" && part.providerExecuted !== true) calls.push(toolCallOf(part))
-    }
-    if (calls.length === 0) {
-      return {
-        text: response.text,
-        transcript: Prompt.fromMessages(messages),
-        turns,
-        toolResults,
-        response
-      } satisfies Result
-    }
-    const results = yield* turn.execute(calls)
-    for (const result of results) toolResults.push(result)
-    messages.push(toolMessage(results.map(toolResultPartOf)))
-    if (turns >= checked.maxTurns) {
-      return yield* new MaxTurnsExceeded({
-        maxTurns: checked.maxTurns,
-        transcript: Prompt.fromMessages(messages),
-        toolResults
-      })
-    }
+/**
+ * What the loop asks the model: effect/ai's tool-call resolution off and the validation of calls deferred, so that
+ * every call, even one the toolkit does not declare, reaches our dispatch.
+ */
+const Request = plain<
+  [prompt: Prompt.Prompt, toolkit: Offered],
+  {
+    prompt: Prompt.Prompt
+    toolkit: Offered
+    disableToolCallResolution: true
+    toolCallValidation: "deferred"
   }
+>(function(prompt, toolkit) {
+  this.prompt = prompt
+  this.toolkit = toolkit
+  this.disableToolCallResolution = true
+  this.toolCallValidation = "deferred"
+})
+
+type ModelResponse = LanguageModel.GenerateTextResponse<{}, "deferred">
+
+/** A {@link Result}. */
+const Finished = plain<
+  [
+    text: string,
+    transcript: Prompt.Prompt,
+    turns: number,
+    toolResults: ReadonlyArray<ToolResult>,
+    response: ModelResponse
+  ],
+  Result
+>(function(text, transcript, turns, toolResults, response) {
+  this.text = text
+  this.transcript = transcript
+  this.turns = turns
+  this.toolResults = toolResults
+  this.response = response
 })
 
 /**
- * The loop in a `ToolLoop.run` span, the parent of the model's and the calls' spans, when a tracing backend is
- * installed. Effect's default tracer observes nothing, so there the span is skipped, as dispatch skips its own.
+ * One run of the loop, over its own transcript: ask the model, execute its calls, answer them, and ask again.
+ *
+ * The steps are chained with `Effect.flatMap` (a generator's steps cost more), by continuations made once per run
+ * rather than once per turn; an answer the model already has (a cache's, a script's) is taken at once
+ * (`flatMapEager`), without a step of the fiber.
  */
-const traced = (checked: Checked) =>
-  Effect.withFiber((fiber) =>
-    fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer
-      ? loop(checked)
-      : Effect.withSpan(loop(checked), "ToolLoop.run")
-  )
+class Conversation {
+  readonly checked: Checked
+  readonly model: LanguageModel.LanguageModel
+  readonly messages: Array<Prompt.Message>
+  readonly toolResults = emptyArray<ToolResult>()
+  /** The tool set's turn, the same every turn; `undefined` with a tool server, whose turns are snapshots. */
+  readonly fixed: SetTurn | undefined
+  /** How many requests the model was sent, and the turn of the last one. */
+  turns = 0
+  turn: Turn | undefined = undefined
+
+  constructor(checked: Checked, model: LanguageModel.LanguageModel) {
+    this.checked = checked
+    this.model = model
+    this.messages = checked.prompt.content.slice()
+    this.fixed = ToolSet.isToolSet(checked.tools) ? new SetTurn(checked.tools, checked.concurrency) : undefined
+  }
+
+  ask(): Effect.Effect<Result, unknown, unknown> {
+    if (this.fixed !== undefined) return this.askWith(this.fixed)
+    const server = this.checked.tools as Server<unknown>
+    return Effect.flatMapEager(serverTurn(server, this.checked, this.messages), this.askWith)
+  }
+
+  readonly askWith = (turn: Turn): Effect.Effect<Result, unknown, unknown> => {
+    this.turns++
+    this.turn = turn
+    const prompt = Prompt.fromMessages(this.messages.slice())
+    return Effect.flatMapEager(this.model.generateText(new Request(prompt, turn.toolkit)), this.answer)
+  }
+
+  readonly answer = (response: ModelResponse): Effect.Effect<Result, unknown, unknown> => {
+    const calls = appendTurn(this.messages, response.content)
+    if (calls.length === 0) {
+      const transcript = Prompt.fromMessages(this.messages)
+      return Effect.succeed(new Finished(response.text, transcript, this.turns, this.toolResults, response))
+    }
+    return Effect.flatMap(this.turn!.execute(calls), this.answered)
+  }
+
+  readonly answered = (results: Array<ToolResult>): Effect.Effect<Result, unknown, unknown> => {
+    for (const result of results) this.toolResults.push(result)
+    this.messages.push(toolMessage(results.map(toolResultPartOf)))
+    if (this.turns < this.checked.maxTurns) return this.ask()
+    const { maxTurns } = this.checked
+    return Effect.fail(
+      new MaxTurnsExceeded({ maxTurns, transcript: Prompt.fromMessages(this.messages), toolResults: this.toolResults })
+    )
+  }
+}
+
+/**
+ * The loop, with a conversation of its own each time the Effect runs, in a `ToolLoop.run` span (the parent of the
+ * model's and the calls' spans) when a tracing backend is installed. Effect's default tracer observes nothing, so
+ * there the span is skipped, as dispatch skips its own.
+ */
+const start = (checked: Checked): Effect.Effect<Result, unknown, unknown> =>
+  Effect.withFiber((fiber) => {
+    const program = checked.model !== undefined
+      ? new Conversation(checked, checked.model).ask()
+      : Effect.flatMap(LanguageModel.LanguageModel, (model) => new Conversation(checked, model).ask())
+    return fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer ? program : Effect.withSpan(program, "ToolLoop.run")
+  })
 
 /**
  * Runs the loop: asks the model with the tools offered, executes the calls it makes, in one batch per turn, through
@@ -278,7 +366,7 @@ const traced = (checked: Checked) =>
  *   renders as any structured result; richer outputs are shown through `modelOutput` (effect/ai's `toModelOutput`
  *   parts): text as text, images, audio and files as file parts, by the same mapping as `AiToolkit`. A result that is
  *   not a success is flagged `isFailure`, and what the model reads starts with the words our provider adapters use
- *   (`Tool call denied: …`, `Tool call failed (invalid_args): …`).
+ *   (`Tool call denied: …`, `Tool call failed (invalid_args): …`): a failed call reads the same through `AiToolkit`.
  * - With a tool server, each turn offers and runs a snapshot of its tools, selected by the text of the last user
  *   message when its tools came from `ToolSetBuilder.build`; its hooks run on every call. A hook's `stop` ends the
  *   loop with `ToolRunStopped`.
@@ -320,4 +408,4 @@ export const run = <T extends Tools, M extends LanguageModel.LanguageModel | und
   Result,
   AiError.AiError | MaxTurnsExceeded | ToolErrors<T>,
   Requirements<T> | (M extends LanguageModel.LanguageModel ? never : LanguageModel.LanguageModel)
-> => traced(check(options)) as any
+> => start(check(options)) as any

@@ -615,8 +615,11 @@ export const blockText = (block: Block): string | undefined => {
   }
 }
 
-/** A JSON value as compact JSON text; a value too deep for `JSON.stringify` as a placeholder. */
-const jsonText = (value: unknown): string => {
+/**
+ * A JSON value as compact JSON text, as every adapter and the effect/ai bridge write a Json block; a value too deep
+ * for `JSON.stringify` as a placeholder.
+ */
+export const jsonText = (value: unknown): string => {
   try {
     return JSON.stringify(value) ?? "null"
   } catch {

@@ -4,6 +4,7 @@ import { AiError, LanguageModel, Prompt, Response } from "effect/ai"
 import {
   Tool,
   ToolEmbedding,
+  ToolExecutionError,
   ToolHooks,
   ToolIndex,
   ToolOutput,
@@ -13,9 +14,19 @@ import {
   ToolSet,
   ToolSetBuilder
 } from "../../src/index.ts"
-import { ToolLoop } from "../../src/ai/index.ts"
-import { assistantMessages, toolMessage, toolResultPartOf } from "../../src/ai/internal/loopParts.ts"
+import { AiToolkit, ToolLoop } from "../../src/ai/index.ts"
+import { assistantMessages, toolResultPartOf } from "../../src/ai/internal/loopParts.ts"
 import { modelParts } from "../../src/ai/internal/modelOutput.ts"
+import {
+  assistantMessage,
+  filePart,
+  reasoningPart,
+  textPart,
+  toolCallPart,
+  toolMessage,
+  toolResultPart,
+  userMessage
+} from "../../src/ai/internal/promptParts.ts"
 import {
   isScriptExhausted,
   ScriptedModel,
@@ -75,6 +86,7 @@ const guard = ToolHooks.make({
 // The transcript, as plain encoded messages
 
 const encode = (prompt: Prompt.Prompt): ReadonlyArray<unknown> => Schema.encodeSync(Prompt.Prompt)(prompt).content
+const encodeParts = Schema.encodeSync(Schema.Array(Prompt.ToolModelOutputPart))
 
 const user = (content: string) => ({ options: {}, role: "user", content })
 const assistantText = (content: string) => ({ options: {}, role: "assistant", content })
@@ -466,6 +478,101 @@ describe("ToolLoop.run", () => {
       assert.isTrue(isScriptExhausted(error))
     }).pipe(Effect.provide(scriptedModel([[call("add", { left: 1, right: 1 })]]))))
 
+  it.effect("each run of the Effect is a conversation of its own, also with a model whose answers are at hand", () =>
+    Effect.gen(function*() {
+      // Answers made at once (`Effect.succeed`), as a cache or a script in memory gives them.
+      let asked = 0
+      const usage = new Response.Usage({ inputTokens: {}, outputTokens: {} })
+      const model = {
+        [LanguageModel.TypeId]: LanguageModel.TypeId,
+        generateText: (options: { readonly prompt: Prompt.Prompt }) => {
+          asked++
+          const answered = options.prompt.content[options.prompt.content.length - 1]?.role === "tool"
+          return Effect.succeed(
+            new LanguageModel.GenerateTextResponse(
+              answered
+                ? [Response.makePart("text", { text: `done ${asked}` })]
+                : [
+                  Response.makePart("tool-call", {
+                    id: `c${asked}`,
+                    name: "add",
+                    params: { left: asked, right: 1 },
+                    providerExecuted: false
+                  }),
+                  Response.makePart("finish", { reason: "tool-calls", usage, response: undefined })
+                ]
+            )
+          )
+        }
+      } as unknown as LanguageModel.LanguageModel
+      const program = ToolLoop.run({ model, tools: ToolSet.make(Add), prompt: "add" })
+      const first = yield* program
+      const second = yield* program
+      const conversation = (id: string, left: number, answer: string) => [
+        user("add"),
+        assistant(toolCall(id, "add", { left, right: 1 })),
+        tool(jsonResult(id, "add", { value: left + 1 })),
+        assistantText(answer)
+      ]
+      assert.deepStrictEqual(
+        [encode(first.transcript), first.turns, encode(second.transcript), second.turns],
+        [conversation("c1", 1, "done 2"), 2, conversation("c3", 3, "done 4"), 2]
+      )
+      assert.deepStrictEqual(second.toolResults.map((r) => r.callId), ["c3"])
+    }))
+
+  const FailingArgs = Schema.Struct({
+    kind: ToolExecutionError.ToolErrorKindSchema,
+    text: Schema.String,
+    image: Schema.Boolean,
+    refused: Schema.Boolean
+  })
+  const Failing = Tool.make("failing", {
+    description: "Fails as it is told",
+    parameters: FailingArgs,
+    call: ({ image, kind, refused, text }) => {
+      const error = refused ? ToolExecutionError.refused(text) : ToolExecutionError.make(kind, text)
+      if (!image) return Effect.fail(error)
+      const shown = [ToolResultContent.text(text), ToolResultContent.imageBase64(pixel, "image/png")] as const
+      return Effect.fail(ToolExecutionError.withModelOutput(error, ToolOutput.content(shown)))
+    }
+  })
+
+  it.effect.prop(
+    "a failed call is shown to the model as AiToolkit shows it: the same words, the same parts, the same text",
+    [
+      Schema.Union([
+        Schema.Struct({ name: Schema.Literal("failing"), args: FailingArgs }),
+        // effect/ai refuses a whole response that calls a tool the toolkit does not declare: declared tools only.
+        Schema.Struct({ name: Schema.Literals(["failing", "add"]), args: Schema.Json })
+      ])
+    ],
+    ([{ args, name }]) =>
+      Effect.gen(function*() {
+        const set = ToolSet.make(Add, Failing)
+        const turn: ScriptedTurn = [call(name, args, "c1")]
+        const shown = (part: Prompt.ToolResultPart) => ({
+          isFailure: part.isFailure,
+          result: part.result,
+          modelOutput: part.modelOutput === undefined ? undefined : encodeParts(part.modelOutput)
+        })
+        const out = yield* Effect.provide(ToolLoop.run({ tools: set, prompt: "go" }), scriptedModel([turn, "done"]))
+        const byLoop = (out.transcript.content[2] as Prompt.ToolMessage).content[0] as Prompt.ToolResultPart
+        const response = yield* Effect.provide(
+          LanguageModel.generateText({ prompt: "go", toolkit: AiToolkit.fromToolSet(set) }),
+          scriptedModel([turn])
+        )
+        const sent = Prompt.fromResponseParts(response.content).content[1] as Prompt.ToolMessage
+        const byToolkit = sent.content[0] as Prompt.ToolResultPart
+        assert.strictEqual(byLoop.isFailure, out.toolResults[0]!.status !== "success")
+        if (byLoop.isFailure) {
+          assert.deepStrictEqual(shown(byLoop), shown(byToolkit))
+          assert.match(String(byLoop.result), /^Tool call (failed \([a-z_]+\)|denied): /)
+        }
+      }),
+    { arbitrary: { runs: 100 } }
+  )
+
   it("the errors of a tool server's loop are in its type: a hook's stop, an index that fails", () => {
     const program = Effect.flatMap(Tools, (server) => ToolLoop.run({ tools: server, prompt: "hi" }))
     expectTypeOf<Effect.Error<typeof program>>().toEqualTypeOf<
@@ -561,11 +668,76 @@ describe("the transcript's parts and messages", () => {
     ]]
   ]
 
+  /** The same object to any reader: fields, brand and prototype. */
+  const assertSame = (made: unknown, theirs: unknown) => {
+    assert.deepStrictEqual(made, theirs)
+    assert.strictEqual(Object.getPrototypeOf(made), Object.getPrototypeOf(theirs))
+    assert.deepStrictEqual(Object.keys(made as object).sort(), Object.keys(theirs as object).sort())
+  }
+
+  it("every part and message is the object effect/ai's own constructor makes", () => {
+    const options = { provider: { cached: true } }
+    const output = [Prompt.textPart({ text: "shown" })]
+    const cases: ReadonlyArray<readonly [string, unknown, unknown]> = [
+      ["text", textPart("hi"), Prompt.textPart({ text: "hi" })],
+      ["text with options", textPart("hi", options), Prompt.textPart({ text: "hi", options })],
+      ["reasoning", reasoningPart("hmm", options), Prompt.makePart("reasoning", { text: "hmm", options })],
+      ["file", filePart("image/png", pixel, undefined), Prompt.filePart({ mediaType: "image/png", data: pixel })],
+      [
+        "named file by URL",
+        filePart("application/pdf", new URL("https://example.com/a.pdf"), "a.pdf"),
+        Prompt.filePart({ mediaType: "application/pdf", data: new URL("https://example.com/a.pdf"), fileName: "a.pdf" })
+      ],
+      [
+        "tool call",
+        toolCallPart("c1", "add", { left: 1 }, false, options),
+        Prompt.makePart("tool-call", { id: "c1", name: "add", params: { left: 1 }, providerExecuted: false, options })
+      ],
+      [
+        "tool result without model output",
+        toolResultPart("c1", "add", false, 1, undefined),
+        Prompt.toolResultPart({ id: "c1", name: "add", isFailure: false, result: 1, providerExecuted: false })
+      ],
+      [
+        "tool result with model output",
+        toolResultPart("c1", "add", true, "shown", output),
+        Prompt.toolResultPart({
+          id: "c1",
+          name: "add",
+          isFailure: true,
+          result: "shown",
+          modelOutput: output,
+          providerExecuted: false
+        })
+      ],
+      ["user message", userMessage([textPart("hi")]), Prompt.makeMessage("user", { content: [textPart("hi")] })],
+      [
+        "assistant message",
+        assistantMessage([textPart("hi")]),
+        Prompt.makeMessage("assistant", { content: [textPart("hi")] })
+      ],
+      ["tool message", toolMessage([]), Prompt.makeMessage("tool", { content: [] })]
+    ]
+    for (const [what, made, theirs] of cases) {
+      assertSame(made, theirs)
+      assert.strictEqual(Prompt.isPart(made) || Prompt.isMessage(made), true, what)
+    }
+  })
+
+  it.prop(
+    "a text part is effect/ai's, whatever its text",
+    [Schema.String],
+    ([text]) => assertSame(textPart(text), Prompt.textPart({ text }))
+  )
+
   it("a model's turn is the message effect/ai's Prompt.fromResponseParts makes", () => {
     for (const [what, content] of responses) {
       const built = assistantMessages(content)
-      assert.deepStrictEqual(built, Prompt.fromResponseParts(content).content, what)
-      assert.isTrue(built.every(Prompt.isMessage), what)
+      assertSame(built, Prompt.fromResponseParts(content).content)
+      for (const [i, message] of built.entries()) {
+        assertSame(message, Prompt.fromResponseParts(content).content[i])
+        assert.isTrue(Prompt.isMessage(message), what)
+      }
     }
   })
 

@@ -1,17 +1,18 @@
 /**
  * The one mapping between our tool outputs and what effect/ai shows a model: a `ToolOutput`'s blocks as the text and
  * file parts of `toModelOutput` (and its JSON form, the `encodedResult` kept in the transcript), and effect/ai's parts
- * back into blocks, for the effect/ai tools that run through our dispatch.
+ * back into blocks, for the effect/ai tools that run through our dispatch. The parts are made as `promptParts.ts`
+ * makes them: effect/ai's objects, without the cost of its constructors.
  */
 import { Option } from "effect"
 import { Prompt } from "effect/ai"
 import { Base64 } from "effect/encoding"
-import type { Schema } from "effect"
 import { urlContent } from "../../internal/dataUrl.ts"
-import { imageMediaType, prefixParts, statusPrefix } from "../../internal/providerContent.ts"
+import { imageMediaType, jsonText, prefixParts, statusPrefix } from "../../internal/providerContent.ts"
 import type { ToolResult } from "../../ToolResult.ts"
 import * as ToolOutput from "../../ToolOutput.ts"
 import * as ToolResultContent from "../../ToolResultContent.ts"
+import { filePart, textPart } from "./promptParts.ts"
 
 // ---------------------------------------------------------------------------
 // Ours → effect/ai
@@ -31,17 +32,8 @@ const inlineOf = (data: string): Inline => {
   return content._tag === "Link" ? { _tag: "Inline", base64: data, mediaType: undefined } : content
 }
 
-const text = (text: string): Prompt.ToolModelOutputPart => Prompt.textPart({ text })
-
 /** The words every adapter uses for media it cannot send, so that a model reads the same thing on every path. */
-const omitted = (kind: string, why: string): Prompt.ToolModelOutputPart => text(`[${kind} omitted: ${why}]`)
-
-const file = (
-  mediaType: string,
-  data: string | URL,
-  fileName: string | undefined
-): Prompt.ToolModelOutputPart =>
-  Prompt.filePart(fileName === undefined ? { mediaType, data } : { mediaType, data, fileName })
+const omitted = (kind: string, why: string): Prompt.ToolModelOutputPart => textPart(`[${kind} omitted: ${why}]`)
 
 /** A URL as effect/ai takes one, or `undefined` when `URL` refuses it (a relative path, say). */
 const urlOf = (url: string): URL | undefined => {
@@ -70,22 +62,14 @@ const mediaPart = (
       return omitted(kind, "malformed data URL")
     case "Link": {
       const url = urlOf(inline.url)
-      return url === undefined ? omitted(kind, "not a valid URL") : file(linkType, url, fileName)
+      return url === undefined ? omitted(kind, "not a valid URL") : filePart(linkType, url, fileName)
     }
     case "Inline": {
       const mediaType = inlineType(inline.mediaType, inline.base64)
       return mediaType === undefined
         ? omitted(kind, "unknown media type")
-        : file(mediaType, inline.base64, fileName)
+        : filePart(mediaType, inline.base64, fileName)
     }
-  }
-}
-
-const jsonText = (value: Schema.Json): string => {
-  try {
-    return JSON.stringify(value) ?? "null"
-  } catch {
-    return "[JSON omitted: the value is too deep to write]"
   }
 }
 
@@ -97,9 +81,9 @@ const jsonText = (value: Schema.Json): string => {
 const partOf = (block: ToolResultContent.ToolResultContent): Prompt.ToolModelOutputPart => {
   switch (block._tag) {
     case "Text":
-      return text(block.text)
+      return textPart(block.text)
     case "Json":
-      return text(jsonText(block.value))
+      return textPart(jsonText(block.value))
     case "Image": {
       const own = block.mediaType
       // A link's type is the provider's to learn when it fetches it: "image/*" still says it is an image. Inline
@@ -110,7 +94,7 @@ const partOf = (block: ToolResultContent.ToolResultContent): Prompt.ToolModelOut
     case "Audio": {
       const inline = inlineOf(block.data)
       if (inline._tag === "Malformed") return omitted("audio", "malformed data URL")
-      return file(block.mediaType, inline.base64, undefined)
+      return filePart(block.mediaType, inline.base64, undefined)
     }
     case "File":
       return mediaPart("file", block.source, block.filename, block.mediaType, () => block.mediaType)
@@ -119,13 +103,13 @@ const partOf = (block: ToolResultContent.ToolResultContent): Prompt.ToolModelOut
       if (content._tag === "Malformed") return omitted("resource", "malformed data URL")
       if (content._tag === "Inline") {
         // A link that holds its bytes is that content, not a link.
-        return file(
+        return filePart(
           block.mediaType ?? content.mediaType ?? "application/octet-stream",
           content.base64,
           block.name === "" ? undefined : block.name
         )
       }
-      return text(`${block.name}: ${block.uri}${block.description ? ` (${block.description})` : ""}`)
+      return textPart(`${block.name}: ${block.uri}${block.description ? ` (${block.description})` : ""}`)
     }
   }
 }
@@ -152,12 +136,15 @@ const textOfPart = (part: Prompt.ToolModelOutputPart): string | undefined =>
   part.type === "text" ? part.text : undefined
 
 /**
- * What a model is shown of a result that is not a success: its output's parts, after the words our adapters put
- * before a failure, a refusal or a skip (`Tool call failed (invalid_args): `, `Tool call denied: `), so that a model
- * reads it as one on every provider, with an error flag or without.
+ * What a model is shown of a result that is not a success, on every path that brings it one (`AiToolkit`'s handlers,
+ * the tool loop's transcript): its output's parts (`parts`, when the caller has them already), after the words our
+ * adapters put before a failure, a refusal or a skip (`Tool call failed (invalid_args): `, `Tool call denied: `), so
+ * that a model reads it as one on every provider, with an error flag or without. A success is its parts alone.
  */
-export const failureParts = (result: ToolResult): Array<Prompt.ToolModelOutputPart> => {
-  const parts = modelParts(result.output)
+export const failureParts = (
+  result: ToolResult,
+  parts: ReadonlyArray<Prompt.ToolModelOutputPart> = modelParts(result.output)
+): Array<Prompt.ToolModelOutputPart> => {
   const prefix = statusPrefix({
     callId: result.callId,
     name: result.name,
@@ -165,7 +152,7 @@ export const failureParts = (result: ToolResult): Array<Prompt.ToolModelOutputPa
     errorKind: Option.match(result.error, { onNone: () => "other", onSome: (error) => error.kind }),
     content: []
   })
-  return prefix === undefined ? parts : prefixParts(prefix, parts, textOfPart, text)
+  return prefix === undefined ? parts.slice() : prefixParts(prefix, parts, textOfPart, textPart)
 }
 
 // ---------------------------------------------------------------------------
