@@ -99,9 +99,12 @@ export class ToolMetrics {
   // The registry and metric attributes the series below were found for: a context with others finds its own.
   private registry: Metric.MetricRegistry | undefined = undefined
   private extra: Metric.Metric.AttributeSet | undefined = undefined
-  // Success, by far the most common outcome, skips the map.
-  private success: Series | undefined = undefined
-  private readonly byOutcome = new Map<string, Series>()
+  // Success, by far the most common outcome, skips the map: its store and offsets are held here (-1: not found yet),
+  // so that a successful call reaches its numbers in one step.
+  private successStore: Store | undefined = undefined
+  private successCalls = -1
+  private successDuration = -1
+  private byOutcome: Map<string, Series> | undefined = undefined
   constructor(toolName: string) {
     this.toolName = toolName
   }
@@ -111,12 +114,24 @@ export class ToolMetrics {
     if (registry !== this.registry || extra !== this.extra) {
       this.registry = registry
       this.extra = extra
-      this.success = undefined
-      this.byOutcome.clear()
+      this.successStore = undefined
+      this.successCalls = -1
+      this.successDuration = -1
+      this.byOutcome = undefined
     }
-    const series = result.status === "success"
-      ? (this.success ??= this.series(result, registry, extra, context))
-      : this.series(result, registry, extra, context)
+    if (result.status === "success") {
+      if (this.successCalls < 0) {
+        const series = this.series(result, registry, extra, context)
+        this.successStore = series.store
+        this.successCalls = series.calls
+        this.successDuration = series.duration
+      }
+      const data = this.successStore!.data
+      data[this.successCalls] += 1
+      observe(data, this.successDuration, result.durationMs)
+      return
+    }
+    const series = this.series(result, registry, extra, context)
     const data = series.store.data
     data[series.calls] += 1
     observe(data, series.duration, result.durationMs)
@@ -129,7 +144,8 @@ export class ToolMetrics {
   ): Series {
     const kind = result.error._tag === "Some" ? result.error.value.kind : undefined
     const outcome = kind === undefined ? result.status : `${result.status}:${kind}`
-    let series = this.byOutcome.get(outcome)
+    const byOutcome = this.byOutcome ??= new Map()
+    let series = byOutcome.get(outcome)
     if (series === undefined) {
       const store = storeOf(registry)
       const attributes: Record<string, string> = { "gen_ai.tool.name": this.toolName, "tool.status": result.status }
@@ -166,7 +182,7 @@ export class ToolMetrics {
         )
       }
       series = { store, calls, duration }
-      this.byOutcome.set(outcome, series)
+      byOutcome.set(outcome, series)
     }
     return series
   }
