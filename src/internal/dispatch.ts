@@ -91,6 +91,8 @@ interface EncodeFailure {
  */
 interface Plan {
   readonly tool: Tool.Any
+  /** The tool's `call`, held here too: a call reaches it without reading the tool. */
+  readonly call: Tool.Any["call"]
   /**
    * Checks the parsed arguments and gives what `call` receives: the Schema codec's decoding (its issue is formatted
    * by `runTool`), or, for a runtime tool, the arguments themselves once its JSON Schema validator accepts them (its
@@ -229,6 +231,7 @@ const makePlan = (tool: Tool.Any): Plan => {
   const schemas = tool.jsonSchemas
   return {
     tool,
+    call: tool.call,
     decode: schemas !== undefined
       ? jsonSchemaDecoder(tool.name, validatorOf(schemas.parameters))
       : decoderOf(tool.parameters, tool.onExcessProperty),
@@ -1142,7 +1145,7 @@ const eagerCall = (self: Call, plan: Plan, args: unknown): Effect.Effect<unknown
   let finished: "success" | "failure" | undefined
   let settled: unknown
   try {
-    program = plan.tool.call(args as never)
+    program = plan.call.call(plan.tool, args as never)
     // Telling what came back reads it (`in` checks, an Exit's fields): a proxy's traps may throw there too.
     if (!Effect.isEffect(program)) {
       // A runtime-built or JavaScript tool can return anything, a Promise say: that is a defect, not a dead dispatch.
@@ -1170,7 +1173,7 @@ const eagerCall = (self: Call, plan: Plan, args: unknown): Effect.Effect<unknown
 const deferredCall = (self: Call, plan: Plan, args: unknown): Effect.Effect<unknown, unknown, any> =>
   Effect.suspend(() => {
     if (self.server?.batch.stopped !== undefined) return Effect.fail(NotStarted)
-    const program: unknown = plan.tool.call(args as never)
+    const program: unknown = plan.call.call(plan.tool, args as never)
     return Effect.isEffect(program) ? program as Effect.Effect<unknown, unknown, any> : Effect.die(notAnEffect())
   })
 
