@@ -21,12 +21,15 @@ export const unknownToolName = "_unknown"
 /** The duration histogram's bucket boundaries, sorted, the last one `+Infinity` (as Effect's histograms have them). */
 const boundaries = Float64Array.from(durationBoundaries).sort()
 const bucketCount = boundaries.length
-// A duration series is a run of numbers in its store's array: the bucket counts, then count, sum, min and max.
-const countAt = bucketCount + 1
-const sumAt = bucketCount + 2
-const minAt = bucketCount + 3
-const maxAt = bucketCount + 4
-const durationSize = bucketCount + 5
+// A duration series is a run of numbers in its store's array: count, sum, min and max, then the bucket counts. What
+// every call updates comes first, next to the calls counter allocated just before it: a call touches one cache line
+// or two, not three.
+const countAt = 0
+const sumAt = 1
+const minAt = 2
+const maxAt = 3
+const bucketsAt = 4
+const durationSize = bucketsAt + bucketCount
 
 const noop = () => {}
 
@@ -192,7 +195,7 @@ export class ToolMetrics {
 const observe = (data: Float64Array, at: number, value: number): void => {
   let bucket = 0
   while (bucket < bucketCount - 1 && value > boundaries[bucket]!) bucket++
-  data[at + bucket] += 1
+  data[at + bucketsAt + bucket] += 1
   data[at + countAt] += 1
   data[at + sumAt] += value
   if (value < data[at + minAt]!) data[at + minAt] = value
@@ -204,7 +207,7 @@ const histogramState = (data: Float64Array, at: number): Metric.HistogramState =
   const buckets: Array<[number, number]> = []
   let cumulated = 0
   for (let i = 0; i < bucketCount; i++) {
-    cumulated += data[at + i]!
+    cumulated += data[at + bucketsAt + i]!
     buckets.push([boundaries[i]!, cumulated])
   }
   return { buckets, count: data[at + countAt]!, min: data[at + minAt]!, max: data[at + maxAt]!, sum: data[at + sumAt]! }
