@@ -39,7 +39,15 @@ import * as ToolOutput from "../ToolOutput.ts"
 import type { ToolResult } from "../ToolResult.ts"
 import * as ToolSet from "../ToolSet.ts"
 import { outcomesOf } from "./internal/failures.ts"
-import { failureParts, jsonOf, modelParts, outputOfParts } from "./internal/modelOutput.ts"
+import {
+  emptySuccessText,
+  failureParts,
+  jsonOf,
+  modelParts,
+  outputOfParts,
+  visibleParts
+} from "./internal/modelOutput.ts"
+import { textPart } from "./internal/promptParts.ts"
 
 const TypeId = "~effect-llm-tools/AiToolkit" as const
 
@@ -165,10 +173,13 @@ const aiToolOf = (definition: ToolDefinition.ToolDefinition): AiTool.Any => {
 /** What effect/ai's `handle` streams for one result of ours: a single final result. */
 const handlerResultOf = (result: ToolResult): AiTool.HandlerResult<AiTool.Any> => {
   if (result.status === "success") {
-    const parts = modelParts(result.output)
+    const visible = visibleParts(result.output)
+    // Nothing to show is shown as our adapters show it, in the parts and in the encoded result alike.
+    const empty = visible.length === 0
+    const parts = empty ? [textPart(emptySuccessText)] : visible
     return {
       result: result.output,
-      encodedResult: jsonOf(result.output, parts),
+      encodedResult: empty ? emptySuccessText : jsonOf(result.output, parts),
       modelOutput: parts,
       isFailure: false,
       preliminary: false
@@ -230,12 +241,14 @@ const isService = (u: unknown): u is ToolSet.Service<unknown> =>
  * `options` as its limits).
  *
  * - A successful result's output reaches the model as effect/ai's model-output parts (`toModelOutput`): text and
- *   JSON as text, images, audio and files as file parts (inline as base64, or by URL), resource links as text. The
- *   application reads our `ToolOutput` as the part's `result`.
+ *   JSON as text, images, audio and files as file parts (inline as base64, or by URL), resource links as text. Blank
+ *   text is left out, and an output with nothing left (an empty string, say) is shown as `(empty result)`, as our
+ *   provider adapters send it. The application reads our `ToolOutput` as the part's `result`.
  * - A failed call is a failure result the model sees, never a failure of `generateText`. It is shown what our
  *   provider adapters show: the words for its status (`Tool call failed (invalid_args): `, `Tool call denied: `),
  *   then our error's model-visible output (our `invalid_args` message for bad arguments, the safe default of a
- *   failure the tool did not mean the model to see); its `result` is the same, as text.
+ *   failure the tool did not mean the model to see), or those words alone when it has nothing to show; its `result`
+ *   is the same, as text.
  * - The tools' inbound services are the toolkit's requirements: `generateText` needs them, and the services of the
  *   program that calls it reach the tools. Given the dispatch service of `ToolSet.toLayer`, the toolkit needs its
  *   per-call values only, the rest having been captured when the layer was built.

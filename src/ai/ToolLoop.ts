@@ -8,32 +8,36 @@
  *
  * @since 0.1.0
  */
-import { Data, Effect, Predicate, Tracer } from "effect"
-import { type AiError, LanguageModel, Prompt } from "effect/ai"
+import { Context, Data, Effect, Option, Predicate, Tracer } from "effect"
+import { type AiError, LanguageModel, Prompt, type Response } from "effect/ai"
 import type * as Tool from "../Tool.ts"
 import type * as ToolCall from "../ToolCall.ts"
+import * as ToolExecutionError from "../ToolExecutionError.ts"
 import type * as ToolHooks from "../ToolHooks.ts"
 import type * as ToolIndex from "../ToolIndex.ts"
-import type { ToolResult } from "../ToolResult.ts"
+import * as ToolOutput from "../ToolOutput.ts"
+import { ToolResult } from "../ToolResult.ts"
 import * as ToolServer from "../ToolServer.ts"
 import * as ToolSet from "../ToolSet.ts"
 import { appendTurn, lastUserText, type Offered, offer, toolResultPartOf } from "./internal/loopParts.ts"
 import { arrayOf, emptyArray, plain, textPart, toolMessage, userMessage } from "./internal/promptParts.ts"
 
 /**
- * What the loop executes calls against: a tool set, or a tool server's handle (its hooks, limits and retries apply,
- * and each turn offers and runs a snapshot of its tools).
+ * What the loop executes calls against: a tool set, or a tool server (its hooks, limits and retries apply, and each
+ * turn offers and runs a snapshot of its tools).
  *
  * @category models
  */
 export type Tools = ToolSet.Any | Server<any>
 
 /**
- * A tool server's handle, as the loop uses it: any `ToolServer<PerCall>` is one.
+ * A tool server, as the loop takes one: every `ToolServer<PerCall>` is one (its `add`, whose requirements depend on
+ * `PerCall`, is left out, so that a server of any per-call values fits). Its brand makes a look-alike object fail
+ * to compile, as `run` refuses one.
  *
  * @category models
  */
-export type Server<PerCall> = Pick<ToolServer.ToolServer<PerCall>, "executeAll" | "snapshot">
+export type Server<PerCall> = Omit<ToolServer.ToolServer<PerCall>, "add">
 
 /**
  * What running the loop requires of the tools: the set's requirements, or the server's per-call inbound values.
@@ -77,9 +81,10 @@ export interface Options<T extends Tools> {
   readonly concurrency?: number | "unbounded" | undefined
   /**
    * With a tool server whose tools came from `ToolSetBuilder.build`: how many tools its index selects each turn, by
-   * the last user message (default 5; see `ToolServer.snapshot`).
+   * the last user message (default 5; see `ToolServer.snapshot`). A tool server only: a tool set offers all its
+   * tools every turn, and `run` refuses a `topK` with one rather than ignore it.
    */
-  readonly topK?: number | undefined
+  readonly topK?: ([T] extends [ToolSet.Any] ? undefined : number) | undefined
 }
 
 /**
@@ -170,6 +175,9 @@ const check = (options: Options<Tools>): Checked => {
   if (topK !== undefined && !isPositiveInteger(topK)) {
     fail(`\`topK\` must be a whole number of one or more, not ${String(topK)}`)
   }
+  if (topK !== undefined && ToolSet.isToolSet(tools)) {
+    fail("`topK` selects a tool server's tools: a ToolSet offers all its tools every turn")
+  }
   if (typeof prompt !== "string" && !Prompt.isPrompt(prompt) && !Predicate.isIterable(prompt)) {
     fail("`prompt` must be a string, messages, or a Prompt")
   }
@@ -190,9 +198,39 @@ interface Turn {
   readonly execute: (calls: ReadonlyArray<ToolCall.ToolCall>) => Effect.Effect<Array<ToolResult>, unknown, unknown>
 }
 
+/** What the model reads of a call that needs a human's approval, over a tool set. */
+const approvalNeeded = "this tool needs a human's approval: run the loop over a ToolServer with ToolHooks.approval"
+
+/** A copy of a tool that refuses every call (status `denied`) without running, as `Tool.provide` copies a tool. */
+const refusing = (tool: Tool.Any): Tool.Any => {
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(tool)), tool)
+  copy.call = () => Effect.fail(ToolExecutionError.refused(approvalNeeded))
+  return copy
+}
+
+const guarded = new WeakMap<ToolSet.Any, ToolSet.Any>()
+
 /**
- * The turn of a tool set, every turn: the same tools, offered by one toolkit built once. It is its own options of
- * `ToolSet.executeAll` (its `concurrency`).
+ * The set a tool set's calls run against: the same set, but a tool annotated `needsApproval` refuses its calls. The
+ * loop turns effect/ai's call handling off, and its approval flow with it, and a tool set has no hooks to ask a
+ * human: running such a tool unasked would be the one thing its annotation forbids. The refusal is the tool's
+ * failure, so dispatch builds its result as any other (arguments checked first, metrics, spans, call order). A set
+ * is immutable: each is guarded once, and a set with no such tool is itself.
+ */
+const guard = (set: ToolSet.Any): ToolSet.Any => {
+  const cached = guarded.get(set)
+  if (cached !== undefined) return cached
+  let made = set
+  if (set.tools.some((tool) => tool.annotations.needsApproval === true)) {
+    made = ToolSet.make(...set.tools.map((tool) => tool.annotations.needsApproval === true ? refusing(tool) : tool))
+  }
+  guarded.set(set, made)
+  return made
+}
+
+/**
+ * The turn of a tool set, every turn: the same tools, offered by one toolkit built once, and run against the set's
+ * guarded copy (see `guard`). It is its own options of `ToolSet.executeAll` (its `concurrency`).
  */
 class SetTurn implements Turn {
   readonly toolkit: Offered
@@ -200,7 +238,7 @@ class SetTurn implements Turn {
   readonly concurrency: number | "unbounded"
   constructor(set: ToolSet.Any, concurrency: number | "unbounded") {
     this.toolkit = offer(set)
-    this.set = set
+    this.set = guard(set)
     this.concurrency = concurrency
   }
   execute(calls: ReadonlyArray<ToolCall.ToolCall>): Effect.Effect<Array<ToolResult>, never, unknown> {
@@ -214,10 +252,14 @@ class SetTurn implements Turn {
  */
 class SnapshotTurn implements Turn {
   readonly toolkit: Offered
-  readonly server: Server<unknown>
+  readonly server: ToolServer.ToolServer<unknown>
   readonly snapshot: ToolServer.Snapshot
   readonly concurrency: number | "unbounded"
-  constructor(server: Server<unknown>, snapshot: ToolServer.Snapshot, concurrency: number | "unbounded") {
+  constructor(
+    server: ToolServer.ToolServer<unknown>,
+    snapshot: ToolServer.Snapshot,
+    concurrency: number | "unbounded"
+  ) {
     this.toolkit = offer(snapshot.toolSet)
     this.server = server
     this.snapshot = snapshot
@@ -230,7 +272,7 @@ class SnapshotTurn implements Turn {
 
 /** The next turn of a tool server: a snapshot selected by the text of the last user message. */
 const serverTurn = (
-  server: Server<unknown>,
+  server: ToolServer.ToolServer<unknown>,
   checked: Checked,
   messages: ReadonlyArray<Prompt.Message>
 ): Effect.Effect<Turn, ToolIndex.ToolIndexError> => {
@@ -261,6 +303,39 @@ const Request = plain<
 })
 
 type ModelResponse = LanguageModel.GenerateTextResponse<{}, "deferred">
+
+/** The finish reasons of a response that ended as the model meant it to: effect/ai runs the calls of those alone. */
+const complete: ReadonlySet<unknown> = new Set<Response.FinishReason>(["stop", "tool-calls", "pause"])
+
+/** The finish reasons the words of a cut-off call may name: the others are `unknown`, never a provider's text. */
+const named: ReadonlySet<unknown> = new Set<Response.FinishReason>(["length", "content-filter", "error", "other"])
+
+/**
+ * Why a response was cut off, as effect/ai reads it: the reason of a finish part that is not a complete one. A
+ * response with no finish part is complete, as effect/ai takes it.
+ */
+const cutOff = (content: ReadonlyArray<Response.Part<any, any>>): string | undefined => {
+  for (const part of content) {
+    if (part.type === "finish" && !complete.has(part.reason)) return named.has(part.reason) ? part.reason : "unknown"
+  }
+  return undefined
+}
+
+/**
+ * The answer to a call of a cut-off response: status `skipped`, the tool not run. Its arguments may be cut short
+ * too, and effect/ai runs no call of such a response either.
+ */
+const notRun = (call: ToolCall.ToolCall, reason: string): ToolResult =>
+  new ToolResult({
+    callId: call.id,
+    name: call.name,
+    arguments: call.arguments,
+    status: "skipped",
+    output: ToolOutput.text(`the response was cut off (${reason}); the call was not run`),
+    error: Option.none(),
+    metadata: Context.empty(),
+    durationMs: 0
+  })
 
 /** A {@link Result}. */
 const Finished = plain<
@@ -307,7 +382,7 @@ class Conversation {
 
   ask(): Effect.Effect<Result, unknown, unknown> {
     if (this.fixed !== undefined) return this.askWith(this.fixed)
-    const server = this.checked.tools as Server<unknown>
+    const server = this.checked.tools as ToolServer.ToolServer<unknown>
     return Effect.flatMapEager(serverTurn(server, this.checked, this.messages), this.askWith)
   }
 
@@ -324,6 +399,8 @@ class Conversation {
       const transcript = Prompt.fromMessages(this.messages)
       return Effect.succeed(new Finished(response.text, transcript, this.turns, this.toolResults, response))
     }
+    const reason = cutOff(response.content)
+    if (reason !== undefined) return this.answered(calls.map((call) => notRun(call, reason)))
     return Effect.flatMap(this.turn!.execute(calls), this.answered)
   }
 
@@ -368,14 +445,21 @@ const start = (checked: Checked): Effect.Effect<Result, unknown, unknown> =>
  *   not a success is flagged `isFailure`, and what the model reads starts with the words our provider adapters use
  *   (`Tool call denied: …`, `Tool call failed (invalid_args): …`): a failed call reads the same through `AiToolkit`.
  * - With a tool server, each turn offers and runs a snapshot of its tools, selected by the text of the last user
- *   message when its tools came from `ToolSetBuilder.build`; its hooks run on every call. A hook's `stop` ends the
- *   loop with `ToolRunStopped`.
+ *   message when its tools came from `ToolSetBuilder.build` (`topK` of them); its hooks run on every call. A hook's
+ *   `stop` ends the loop with `ToolRunStopped`.
+ * - A tool annotated `needsApproval` never runs unasked. The loop turns effect/ai's call handling off, its approval
+ *   flow with it: with a tool server, its hooks decide (`ToolHooks.approval` asks a human); with a tool set, which has
+ *   none, each call to such a tool is refused, a `denied` result (`permission_denied`) the model reads, once its
+ *   arguments are checked.
+ * - A response cut off before its end (a finish reason other than `stop`, `tool-calls` or `pause`: `length`,
+ *   `content-filter`, …) may carry calls cut short: as effect/ai does, none of them runs. Each is answered with a
+ *   `skipped` result ("the response was cut off (length); the call was not run"), and the model is asked again.
  * - After `maxTurns` requests that all called tools, it fails with {@link MaxTurnsExceeded}, which carries the
  *   transcript. A failure of the model (an `AiError`) ends it too.
  *
  * Throws a `TypeError`, at the call, for options that cannot work: `maxTurns`, `concurrency` or `topK` that is not a
- * whole number of one or more (`concurrency` may also be `"unbounded"`), `tools` that are neither a `ToolSet` nor a
- * `ToolServer`, a `model` that is not a `LanguageModel`, a `prompt` that is not one.
+ * whole number of one or more (`concurrency` may also be `"unbounded"`), a `topK` with a `ToolSet`, `tools` that are
+ * neither a `ToolSet` nor a `ToolServer`, a `model` that is not a `LanguageModel`, a `prompt` that is not one.
  *
  * @example
  * ```ts

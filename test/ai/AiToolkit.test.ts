@@ -406,6 +406,40 @@ describe("fromToolSet", () => {
   )
 })
 
+describe("fromToolSet, an output with nothing to read", () => {
+  const Quiet = Tool.make("quiet", {
+    description: "Says nothing",
+    parameters: Schema.Struct({ how: Schema.Literals(["empty", "blank", "denied"]) }),
+    call: ({ how }): Effect.Effect<unknown, ToolExecutionError.ToolExecutionError> =>
+      how === "empty"
+        ? Effect.succeed("")
+        : how === "blank"
+        ? Effect.succeed([ToolResultContent.text(" "), ToolResultContent.text("\t")] as const)
+        : Effect.fail(ToolExecutionError.withModelOutput(ToolExecutionError.refused("no"), ToolOutput.text("")))
+  })
+
+  it.effect("is shown as our adapters show it: (empty result), or the status words alone, never an empty text", () =>
+    Effect.gen(function*() {
+      const { sentBack } = yield* converse(AiToolkit.fromToolSet(ToolSet.make(Quiet)), [
+        call("quiet", { how: "empty" }, "c1"),
+        call("quiet", { how: "blank" }, "c2"),
+        call("quiet", { how: "denied" }, "c3")
+      ])
+      const shown = (id: string, isFailure: boolean, text: string) => ({
+        id,
+        name: "quiet",
+        isFailure,
+        result: text,
+        modelOutput: [{ type: "text", text }]
+      })
+      assert.deepStrictEqual(sentBack, [
+        shown("c1", false, "(empty result)"),
+        shown("c2", false, "(empty result)"),
+        shown("c3", true, "Tool call denied")
+      ])
+    }))
+})
+
 // ---------------------------------------------------------------------------------------------------------------------
 // OutputSchema and the mapping of outputs to effect/ai's parts
 // ---------------------------------------------------------------------------------------------------------------------
@@ -528,14 +562,16 @@ describe("model-output parts", () => {
   const Kind = Schema.Union([Schema.Struct({ text: Schema.String }), Schema.Literals(["png", "pdf", "wav"])])
 
   it.prop(
-    "text, inline images of a known type, files and audio come back as the same blocks",
+    "text that is not blank, inline images of a known type, files and audio come back as the same blocks",
     [Schema.NonEmptyArray(Kind)],
     ([kinds]) => {
       const blocks = kinds.map(blockOf)
       const output = ToolOutput.content([blocks[0]!, ...blocks.slice(1)])
+      // Blank text is left out, as our adapters leave it out; nothing left is their placeholder.
+      const shown = blocks.filter((block) => block._tag !== "Text" || block.text.trim() !== "")
       assert.deepStrictEqual(
         Option.map(outputOfParts(modelParts(output)), (back) => [...back.content]),
-        Option.some(blocks)
+        Option.some(shown.length === 0 ? [ToolResultContent.text("(empty result)")] : shown)
       )
     }
   )

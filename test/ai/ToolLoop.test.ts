@@ -567,7 +567,8 @@ describe("ToolLoop.run", () => {
         assert.strictEqual(byLoop.isFailure, out.toolResults[0]!.status !== "success")
         if (byLoop.isFailure) {
           assert.deepStrictEqual(shown(byLoop), shown(byToolkit))
-          assert.match(String(byLoop.result), /^Tool call (failed \([a-z_]+\)|denied): /)
+          // The words alone when the output has nothing to read; before media, a part of their own.
+          assert.match(String(byLoop.result), /^Tool call (failed \([a-z_]+\)|denied)(:|$)/)
         }
       }),
     { arbitrary: { runs: 100 } }
@@ -647,6 +648,169 @@ describe("ToolLoop.run", () => {
       }),
     { arbitrary: { runs: 60 } }
   )
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// Calls the loop answers without running them
+
+describe("ToolLoop.run answers without running", () => {
+  const approvalNeeded = "this tool needs a human's approval: run the loop over a ToolServer with ToolHooks.approval"
+  let wiped = 0
+  const Wipe = Tool.make("wipe", {
+    description: "Wipe the disk",
+    parameters: Schema.Struct({ disk: Schema.String }),
+    annotations: { needsApproval: true },
+    call: ({ disk }) => Effect.sync(() => `wiped ${disk} (${++wiped})`)
+  })
+
+  it.effect("a call to a needsApproval tool over a tool set: denied, never run; other calls run, in call order", () =>
+    Effect.gen(function*() {
+      wiped = 0
+      const out = yield* ToolLoop.run({ tools: ToolSet.make(Add, Wipe), prompt: "clean up" })
+      assert.strictEqual(wiped, 0)
+      assert.deepStrictEqual(encode(out.transcript)[2], tool(
+        jsonResult("c1", "add", { value: 3 }),
+        failed("c2", "wipe", `Tool call denied: ${approvalNeeded}`),
+        failed("c3", "wipe", "Tool call failed (invalid_args): tool arguments did not match the schema:\n- $.disk: " +
+          "Expected string")
+      ))
+      assert.deepStrictEqual(
+        out.toolResults.map((r) => [r.callId, r.status, Option.getOrUndefined(Option.map(r.error, (e) => e.kind))]),
+        [["c1", "success", undefined], ["c2", "denied", "permission_denied"], ["c3", "error", "invalid_args"]]
+      )
+      assert.strictEqual(out.text, "I may not wipe it.")
+    }).pipe(Effect.provide(scriptedModel([
+      [call("add", { left: 1, right: 2 }, "c1"), call("wipe", { disk: "sda" }, "c2"), call("wipe", { disk: 1 }, "c3")],
+      "I may not wipe it."
+    ]))))
+
+  it.effect("over a tool server, its approval hook decides: an approved call to a needsApproval tool runs", () =>
+    Effect.gen(function*() {
+      wiped = 0
+      const approve = ToolHooks.approval({ decide: () => Effect.succeed(ToolHooks.approve) })
+      const out = yield* serve(
+        { tools: ToolSet.make(Wipe), hooks: [approve] },
+        (server) => ToolLoop.run({ tools: server, prompt: "clean up" })
+      )
+      assert.strictEqual(wiped, 1)
+      assert.deepStrictEqual(
+        encode(out.transcript)[2],
+        tool(result("c1", "wipe", false, "wiped sda (1)", "wiped sda (1)"))
+      )
+    }).pipe(Effect.provide(scriptedModel([[call("wipe", { disk: "sda" }, "c1")], "Done."]))))
+
+  /** A model that calls `add` once, its response finishing with `reason` (no finish for `undefined`), then answers. */
+  const finishingWith = (reason: Response.FinishReason | undefined) => {
+    const usage = new Response.Usage({ inputTokens: {}, outputTokens: {} })
+    let asked = 0
+    return {
+      [LanguageModel.TypeId]: LanguageModel.TypeId,
+      generateText: () =>
+        Effect.succeed(
+          new LanguageModel.GenerateTextResponse(
+            asked++ > 0
+              ? [Response.makePart("text", { text: "done" })]
+              : [
+                Response.makePart("tool-call", {
+                  id: "c1",
+                  name: "add",
+                  params: { left: 1, right: 2 },
+                  providerExecuted: false
+                }),
+                ...(reason === undefined ? [] : [Response.makePart("finish", { reason, usage, response: undefined })])
+              ]
+          )
+        )
+    } as unknown as LanguageModel.LanguageModel
+  }
+
+  let added = 0
+  const Counted = Tool.make("add", {
+    description: "Add two integers",
+    parameters: Schema.Struct({ left: Schema.Int, right: Schema.Int }),
+    call: ({ left, right }) => Effect.sync(() => (added++, left + right))
+  })
+
+  it.effect("the calls of a response cut off (length): skipped, never run, and the model is asked again", () =>
+    Effect.gen(function*() {
+      added = 0
+      const out = yield* ToolLoop.run({ model: finishingWith("length"), tools: ToolSet.make(Counted), prompt: "add" })
+      assert.strictEqual(added, 0)
+      assert.deepStrictEqual(encode(out.transcript), [
+        user("add"),
+        assistant(toolCall("c1", "add", { left: 1, right: 2 })),
+        tool(failed("c1", "add", "Tool call skipped: the response was cut off (length); the call was not run")),
+        assistantText("done")
+      ])
+      assert.deepStrictEqual([out.turns, out.toolResults.map((r) => r.status)], [2, ["skipped"]])
+    }))
+
+  it.effect.prop(
+    "a call runs exactly when its response finished as effect/ai runs calls: stop, tool-calls, pause, or no finish",
+    [Schema.UndefinedOr(Response.FinishReason)],
+    ([reason]) =>
+      Effect.gen(function*() {
+        added = 0
+        const out = yield* ToolLoop.run({ model: finishingWith(reason), tools: ToolSet.make(Counted), prompt: "add" })
+        const runs = reason === undefined || reason === "stop" || reason === "tool-calls" || reason === "pause"
+        assert.deepStrictEqual([added, out.toolResults[0]!.status], runs ? [1, "success"] : [0, "skipped"])
+        if (!runs) {
+          assert.deepStrictEqual(
+            ToolOutput.asText(out.toolResults[0]!.output),
+            Option.some(`the response was cut off (${reason}); the call was not run`)
+          )
+        }
+      })
+  )
+
+  it.effect("an output with nothing to read is shown as our adapters show it: no blank text, or a placeholder", () =>
+    Effect.gen(function*() {
+      const Quiet = Tool.make("quiet", {
+        description: "Says nothing, or shows a picture without a caption",
+        parameters: Schema.Struct({ how: Schema.Literals(["empty", "blank image", "denied"]) }),
+        call: ({ how }): Effect.Effect<unknown, ToolExecutionError.ToolExecutionError> =>
+          how === "empty"
+            ? Effect.succeed("")
+            : how === "blank image"
+            ? Effect.succeed(
+              [ToolResultContent.text(" \n"), ToolResultContent.imageBase64(pixel, "image/png")] as const
+            )
+            : Effect.fail(ToolExecutionError.withModelOutput(ToolExecutionError.refused("no"), ToolOutput.text("")))
+      })
+      const out = yield* ToolLoop.run({ tools: ToolSet.make(Quiet), prompt: "go" })
+      assert.deepStrictEqual(encode(out.transcript)[2], tool(
+        result("c1", "quiet", false, "(empty result)", "(empty result)"),
+        {
+          options: {},
+          type: "tool-result",
+          id: "c2",
+          name: "quiet",
+          isFailure: false,
+          result: "[image/png omitted]",
+          modelOutput: [{ options: {}, type: "file", mediaType: "image/png", data: pixel }],
+          providerExecuted: false
+        },
+        failed("c3", "quiet", "Tool call denied")
+      ))
+    }).pipe(Effect.provide(scriptedModel([
+      [call("quiet", { how: "empty" }, "c1"), call("quiet", { how: "blank image" }, "c2"), call("quiet", {
+        how: "denied"
+      }, "c3")],
+      "ok"
+    ]))))
+})
+
+describe("the tools ToolLoop.run takes", () => {
+  it("a tool server or a tool set, not a look-alike; topK with a tool server only", () => {
+    const set = ToolSet.make(Add)
+    const lookAlike = { executeAll: () => Effect.succeed([]), snapshot: () => Effect.die("no") }
+    // @ts-expect-error: an object with a server's methods is not a ToolServer
+    assert.throws(() => ToolLoop.run({ tools: lookAlike, prompt: "hi" }), TypeError, "`tools` must be a ToolSet")
+    // @ts-expect-error: a tool set offers all its tools every turn
+    assert.throws(() => ToolLoop.run({ tools: set, prompt: "hi", topK: 3 }), TypeError, "`topK` selects a tool server")
+    const program = Effect.flatMap(Tools, (server) => ToolLoop.run({ tools: server, prompt: "hi", topK: 3 }))
+    expectTypeOf<Effect.Services<typeof program>>().toEqualTypeOf<Tools | LanguageModel.LanguageModel>()
+  })
 })
 
 describe("the transcript's parts and messages", () => {

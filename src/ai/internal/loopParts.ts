@@ -11,8 +11,16 @@ import type { ToolOutput } from "../../ToolOutput.ts"
 import type { ToolResult } from "../../ToolResult.ts"
 import type * as ToolSet from "../../ToolSet.ts"
 import * as AiToolkit from "../AiToolkit.ts"
-import { failureParts, jsonOf, modelParts } from "./modelOutput.ts"
-import { assistantMessage, emptyArray, reasoningPart, textPart, toolCallPart, toolResultPart } from "./promptParts.ts"
+import { emptySuccessText, failureParts, jsonOf, visibleParts } from "./modelOutput.ts"
+import {
+  arrayOf,
+  assistantMessage,
+  emptyArray,
+  reasoningPart,
+  textPart,
+  toolCallPart,
+  toolResultPart
+} from "./promptParts.ts"
 
 // ---------------------------------------------------------------------------
 // Tools offered
@@ -143,20 +151,23 @@ export const lastUserText = (messages: ReadonlyArray<Prompt.Message>): string | 
 // ---------------------------------------------------------------------------
 
 /**
- * What a model is shown of an output: `modelParts`, the one mapping. An output of text and JSON alone (what most
- * tools return) is mapped here to the same text parts, without `modelParts`' per-block dispatch; media go through
- * `modelParts`.
+ * What a model is shown of an output, before a placeholder for nothing: `visibleParts`, the one mapping, blank text
+ * left out (possibly none). An output of text and JSON alone (what most tools return) is mapped here to the same text
+ * parts, without its per-block dispatch; media go through `visibleParts`.
  */
-const partsOf = (output: ToolOutput): ReadonlyArray<Prompt.ToolModelOutputPart> => {
+const partsOf = (output: ToolOutput): Array<Prompt.ToolModelOutputPart> => {
   const content = output.content
   // The transcript keeps this array: made by `new Array`, not a literal (see promptParts.ts).
   const parts = new Array<Prompt.ToolModelOutputPart>(content.length)
+  let kept = 0
   for (let i = 0; i < content.length; i++) {
     const block = content[i]!
-    if (block._tag === "Text") parts[i] = textPart(block.text)
-    else if (block._tag === "Json") parts[i] = textPart(jsonText(block.value))
-    else return modelParts(output)
+    if (block._tag === "Text") {
+      if (block.text.trim() !== "") parts[kept++] = textPart(block.text)
+    } else if (block._tag === "Json") parts[kept++] = textPart(jsonText(block.value))
+    else return visibleParts(output)
   }
+  if (kept < parts.length) parts.length = kept
   return parts
 }
 
@@ -166,7 +177,8 @@ const partsOf = (output: ToolOutput): ReadonlyArray<Prompt.ToolModelOutputPart> 
  * - A success whose output is one JSON value is that value, as `result`, with no `modelOutput`: the provider renders
  *   it as it renders any structured tool result (effect/ai's own, without `toModelOutput`).
  * - Any other success has `modelOutput`, its blocks as text and file parts (the one mapping, `modelParts`), and its
- *   JSON form as `result`, for providers and readers that take no model output.
+ *   JSON form as `result`, for providers and readers that take no model output. Blank text is left out; an output
+ *   with nothing left (an empty string, say) is `(empty result)` in both, as our adapters send it.
  * - A result that is not a success is shown as `AiToolkit` shows it (`failureParts`): the words our adapters put
  *   there (`Tool call failed (timeout): `, `Tool call denied: `, …) before its parts, so that a model reads a
  *   failure as one on every provider, with an error flag or without; its `result` is the text of those parts.
@@ -178,6 +190,10 @@ export const toolResultPartOf = (result: ToolResult): Prompt.ToolResultPart => {
       return toolResultPart(result.callId, result.name, false, output.content[0].value, undefined)
     }
     const parts = partsOf(output)
+    // Nothing to show is shown as our adapters show it, in the parts and in the `result` alike.
+    if (parts.length === 0) {
+      return toolResultPart(result.callId, result.name, false, emptySuccessText, arrayOf(textPart(emptySuccessText)))
+    }
     return toolResultPart(result.callId, result.name, false, jsonOf(output, parts), parts)
   }
   const shown = failureParts(result, partsOf(output))

@@ -8,7 +8,14 @@ import { Option } from "effect"
 import { Prompt } from "effect/ai"
 import { Base64 } from "effect/encoding"
 import { urlContent } from "../../internal/dataUrl.ts"
-import { imageMediaType, jsonText, prefixParts, statusPrefix } from "../../internal/providerContent.ts"
+import {
+  emptyResultText,
+  imageMediaType,
+  jsonText,
+  prefixParts,
+  type ResultView,
+  statusPrefix
+} from "../../internal/providerContent.ts"
 import type { ToolResult } from "../../ToolResult.ts"
 import * as ToolOutput from "../../ToolOutput.ts"
 import * as ToolResultContent from "../../ToolResultContent.ts"
@@ -114,9 +121,36 @@ const partOf = (block: ToolResultContent.ToolResultContent): Prompt.ToolModelOut
   }
 }
 
-/** What a model is shown of an output: one part per block, in order. */
-export const modelParts = (output: ToolOutput.ToolOutput): Array<Prompt.ToolModelOutputPart> =>
-  output.content.map(partOf)
+/**
+ * A text part with nothing to read. Anthropic refuses a tool result's text block without non-whitespace text, and
+ * such a part tells a model nothing on any provider: it is left out, as our adapters leave it out.
+ */
+export const isBlankPart = (part: Prompt.ToolModelOutputPart): boolean =>
+  part.type === "text" && part.text.trim() === ""
+
+/** The parts of an output's blocks, in order, blank text left out: possibly none. */
+export const visibleParts = (output: ToolOutput.ToolOutput): Array<Prompt.ToolModelOutputPart> => {
+  const parts: Array<Prompt.ToolModelOutputPart> = []
+  for (const block of output.content) {
+    const part = partOf(block)
+    if (!isBlankPart(part)) parts.push(part)
+  }
+  return parts
+}
+
+const successView: ResultView = { callId: "", name: "", status: "success", errorKind: "other", content: [] }
+
+/** What a success with nothing to show reads, as our adapters write it: `(empty result)`. */
+export const emptySuccessText: string = emptyResultText(successView)
+
+/**
+ * What a model is shown of an output: one part per block, in order, blank text left out; an output with nothing
+ * left is the one text our adapters send for it (`(empty result)`), never an empty list or an empty text.
+ */
+export const modelParts = (output: ToolOutput.ToolOutput): Array<Prompt.ToolModelOutputPart> => {
+  const parts = visibleParts(output)
+  return parts.length === 0 ? [textPart(emptySuccessText)] : parts
+}
 
 /**
  * The JSON form of an output, kept as the `result` of the transcript's tool-result part: a lone text is its string, a
@@ -139,19 +173,23 @@ const textOfPart = (part: Prompt.ToolModelOutputPart): string | undefined =>
  * What a model is shown of a result that is not a success, on every path that brings it one (`AiToolkit`'s handlers,
  * the tool loop's transcript): its output's parts (`parts`, when the caller has them already), after the words our
  * adapters put before a failure, a refusal or a skip (`Tool call failed (invalid_args): `, `Tool call denied: `), so
- * that a model reads it as one on every provider, with an error flag or without. A success is its parts alone.
+ * that a model reads it as one on every provider, with an error flag or without. A success is its parts alone. The
+ * parts leave blank text out (see {@link visibleParts}); none left is the status words alone, or `(empty result)`.
  */
 export const failureParts = (
   result: ToolResult,
-  parts: ReadonlyArray<Prompt.ToolModelOutputPart> = modelParts(result.output)
+  parts: ReadonlyArray<Prompt.ToolModelOutputPart> = visibleParts(result.output)
 ): Array<Prompt.ToolModelOutputPart> => {
-  const prefix = statusPrefix({
+  const view: ResultView = {
     callId: result.callId,
     name: result.name,
     status: result.status,
     errorKind: Option.match(result.error, { onNone: () => "other", onSome: (error) => error.kind }),
     content: []
-  })
+  }
+  // Nothing to show reads as our adapters write it: the status words alone (`Tool call denied`), never an empty list.
+  if (parts.length === 0) return [textPart(emptyResultText(view))]
+  const prefix = statusPrefix(view)
   return prefix === undefined ? parts.slice() : prefixParts(prefix, parts, textOfPart, textPart)
 }
 
