@@ -90,6 +90,38 @@ export const filesystem: typeof Filesystem.filesystem = Filesystem.filesystem
 export const http: typeof Http.http = Http.http
 
 /**
+ * What {@link calculator} answers, `{ result, exact }`: its Schema, to read the output back.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const CalculatorResult: typeof Calculator.CalculatorResult = Calculator.CalculatorResult
+
+/**
+ * The type of {@link CalculatorResult}.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type CalculatorResult = Calculator.CalculatorResult
+
+/**
+ * What {@link clock} answers, `{ utc, timeZone, local, offset, weekday }`: its Schema, to read the output back.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ClockResult: typeof Clock.ClockResult = Clock.ClockResult
+
+/**
+ * The type of {@link ClockResult}.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type ClockResult = Clock.ClockResult
+
+/**
  * The options of {@link filesystem}.
  *
  * @category models

@@ -50,6 +50,8 @@ describe("Builtin", () => {
     assert.strictEqual(Builtin.http, Http.http)
     assert.strictEqual(Builtin.BuiltinOptionsError, Filesystem.BuiltinOptionsError)
     assert.strictEqual(Builtin.HttpOptionsError, Http.HttpOptionsError)
+    assert.strictEqual(Builtin.CalculatorResult, Calculator.CalculatorResult)
+    assert.strictEqual(Builtin.ClockResult, Clock.ClockResult)
     for (const tool of [Builtin.think, Builtin.calculator, Builtin.clock]) assert.isTrue(DynamicTool.isPortable(tool))
   })
 
