@@ -2,9 +2,8 @@
 // in-memory transport, against the official SDK's client calling an SDK server over its in-memory transport.
 //   node bench/mcp.js [--quick]      these rows alone (against dist/, after `npm run build`)
 // `npm run bench` runs them with the rest.
-import { Context, Deferred, Effect, Exit, Layer, Queue, Scope } from "effect"
+import { Context, Deferred, Effect, Exit, Layer, Scope } from "effect"
 import { McpProtocol } from "effect/ai"
-import { RpcSerialization, RpcServer } from "effect/rpc"
 import { ToolCall, ToolSet } from "effect-llm-tools"
 import { McpClient, McpServer } from "effect-llm-tools/mcp"
 import { fileURLToPath } from "node:url"
@@ -14,47 +13,20 @@ import { fmtX, measureRounds, ratioStats, table, versusPeerTable } from "./measu
 class BenchTools extends Context.Service()("bench/McpTools") {}
 
 /**
- * Our server on one end of a pair of in-memory queues, and an MCP client transport on the other: each direction
- * carries one JSON-RPC message per element, serialized as on stdio.
+ * Our server on one end of an in-memory connection (`McpServer.memory`: one JSON-RPC text per message, as on
+ * stdio), and an MCP client transport on the other.
  */
 const ourPair = Effect.gen(function*() {
-  const toServer = yield* Queue.unbounded()
-  const toClient = yield* Queue.unbounded()
-  const serialization = RpcSerialization.jsonRpc()
-  const protocol = RpcServer.Protocol.make((writeRequest) =>
-    Effect.gen(function*() {
-      const parser = serialization.makeUnsafe()
-      yield* Queue.take(toServer).pipe(
-        Effect.flatMap((frame) => Effect.forEach(parser.decode(frame), (message) => writeRequest(0, message), { discard: true })),
-        Effect.forever,
-        Effect.forkScoped
-      )
-      return {
-        disconnects: yield* Queue.make(),
-        send: (_clientId, response) => {
-          const encoded = parser.encode(response)
-          return typeof encoded === "string" ? Effect.asVoid(Queue.offer(toClient, encoded)) : Effect.void
-        },
-        end: () => Effect.void,
-        clientIds: Effect.succeed(new Set([0])),
-        initialMessage: Effect.succeedNone,
-        supportsAck: false,
-        supportsTransferables: false,
-        supportsSpanPropagation: false,
-        supportsNotifications: true,
-        codecFor: serialization.codecFor
-      }
-    })
-  )
+  const connection = yield* McpServer.memory
   yield* Layer.build(
     McpServer.layer(BenchTools, { name: "bench", version: "1.0.0" }).pipe(
-      Layer.provide(Layer.effect(RpcServer.Protocol, protocol)),
+      Layer.provide(connection.protocol),
       Layer.provide(ToolSet.toLayer(BenchTools, ToolSet.make(makeOurAdd())))
     )
   )
   // The client side: responses are matched to requests by id.
   const pending = new Map()
-  yield* Queue.take(toClient).pipe(
+  yield* connection.receive.pipe(
     Effect.flatMap((frame) =>
       Effect.sync(() => {
         for (const message of [].concat(JSON.parse(frame))) {
@@ -73,12 +45,12 @@ const ourPair = Effect.gen(function*() {
     ["~effect/ai/McpClient/Transport"]: "~effect/ai/McpClient/Transport",
     protocol: McpProtocol.v2025_11_25,
     isCallable: () => true,
-    notify: (message) => Effect.asVoid(Queue.offer(toServer, JSON.stringify(message))),
+    notify: (message) => connection.send(JSON.stringify(message)),
     request: (message) =>
       Effect.suspend(() => {
         const waiter = Deferred.makeUnsafe()
         pending.set(message.id, waiter)
-        return Effect.andThen(Queue.offer(toServer, JSON.stringify(message)), Deferred.await(waiter))
+        return Effect.andThen(connection.send(JSON.stringify(message)), Deferred.await(waiter))
       })
   }
   const client = yield* McpClient.fromTransport(transport)

@@ -49,7 +49,8 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "effect/http"
-import type { RpcServer } from "effect/rpc"
+import { RpcSerialization, RpcServer } from "effect/rpc"
+import type * as RpcMessage from "effect/rpc/RpcMessage"
 import { createServer } from "node:http"
 import * as ToolCall from "../ToolCall.ts"
 import * as ToolContext from "../ToolContext.ts"
@@ -407,6 +408,96 @@ export const layer = <I, S extends Serveable>(
     protocols,
     registrations: registrations(tag, Effect.void)
   }) as unknown as Layer.Layer<never, Cause.IllegalArgumentError, I | RpcServer.Protocol>
+
+/**
+ * An in-memory connection to a server served by {@link layer}: JSON-RPC text in both directions, one message (or
+ * batch) per element, as stdio carries lines. For tests and benchmarks that drive a server without a process or a
+ * socket.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface MemoryConnection {
+  /** The server's end: provide it to {@link layer}. */
+  readonly protocol: Layer.Layer<RpcServer.Protocol>
+  /** Hands the server the JSON-RPC text of a message. */
+  readonly send: (text: string) => Effect.Effect<void>
+  /** The next JSON-RPC text the server wrote (a response or a notification), once there is one. */
+  readonly receive: Effect.Effect<string>
+}
+
+/**
+ * Makes a {@link MemoryConnection}: serve with `layer(tag, options)` over its `protocol`, then talk to the server
+ * with `send` and `receive`.
+ *
+ * @example
+ * ```ts
+ * import { Context, Effect, Layer, Schema } from "effect"
+ * import { Tool, ToolSet } from "effect-llm-tools"
+ * import { McpServer } from "effect-llm-tools/mcp"
+ *
+ * const Echo = Tool.make("echo", {
+ *   description: "Echo the text back",
+ *   parameters: Schema.Struct({ text: Schema.String }),
+ *   call: ({ text }) => Effect.succeed(text)
+ * })
+ * class Tools extends Context.Service<Tools, ToolSet.Service<never>>()("app/Tools") {}
+ *
+ * const program = Effect.scoped(Effect.gen(function*() {
+ *   const connection = yield* McpServer.memory
+ *   yield* Layer.build(McpServer.layer(Tools, { name: "echo", version: "1.0.0" }).pipe(
+ *     Layer.provide(connection.protocol),
+ *     Layer.provide(ToolSet.toLayer(Tools, ToolSet.make(Echo)))
+ *   ))
+ *   yield* connection.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }))
+ *   return yield* connection.receive // {"jsonrpc":"2.0","id":1,"result":{}}
+ * }))
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const memory: Effect.Effect<MemoryConnection> = Effect.gen(function*() {
+  const toServer = yield* Queue.unbounded<string>()
+  const toClient = yield* Queue.unbounded<string>()
+  const serialization = RpcSerialization.jsonRpc()
+  const protocol = RpcServer.Protocol.make((writeRequest) =>
+    Effect.gen(function*() {
+      const parser = serialization.makeUnsafe()
+      yield* Queue.take(toServer).pipe(
+        Effect.flatMap((text) =>
+          Effect.forEach(
+            parser.decode(text) as ReadonlyArray<RpcMessage.FromClientEncoded>,
+            (message) => writeRequest(0, message),
+            { discard: true }
+          )
+        ),
+        Effect.forever,
+        Effect.forkScoped
+      )
+      return {
+        disconnects: yield* Queue.make<number>(),
+        send: (_clientId: number, response: RpcMessage.FromServerEncoded) => {
+          const encoded = parser.encode(response)
+          return typeof encoded === "string" ? Effect.asVoid(Queue.offer(toClient, encoded)) : Effect.void
+        },
+        end: () => Effect.void,
+        clientIds: Effect.succeed(new Set([0])),
+        initialMessage: Effect.succeedNone,
+        supportsAck: false,
+        supportsTransferables: false,
+        supportsSpanPropagation: false,
+        supportsNotifications: true,
+        codecFor: serialization.codecFor
+      }
+    })
+  )
+  return {
+    protocol: Layer.effect(RpcServer.Protocol, protocol),
+    send: (text) => Effect.asVoid(Queue.offer(toServer, text)),
+    receive: Queue.take(toClient)
+  }
+})
 
 const serverInfo = (options: Options) => ({
   name: options.name,

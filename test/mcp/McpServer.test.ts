@@ -12,9 +12,7 @@ import {
   ToolListChangedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import type { Cause } from "effect"
-import { Context, Effect, Layer, Queue, Schema } from "effect"
-import { RpcSerialization, RpcServer } from "effect/rpc"
-import type * as RpcMessage from "effect/rpc/RpcMessage"
+import { Context, Effect, Layer, Schema } from "effect"
 import type { HttpServer, HttpServerError } from "effect/http"
 import { type ChildProcess, spawn } from "node:child_process"
 import { request } from "node:http"
@@ -382,43 +380,10 @@ describe("McpServer: types", () => {
   })
 })
 
-describe("McpServer.layer: over a protocol the caller provides", () => {
-  it.effect("serves the tools of a ToolSet service over an in-memory RPC protocol", () =>
+describe("McpServer.layer: over a protocol the caller provides (McpServer.memory)", () => {
+  it.effect("serves the tools of a ToolSet service over an in-memory connection", () =>
     Effect.gen(function*() {
-      const toServer = yield* Queue.unbounded<string>()
-      const toClient = yield* Queue.unbounded<string>()
-      const serialization = RpcSerialization.jsonRpc()
-      const protocol = RpcServer.Protocol.make((writeRequest) =>
-        Effect.gen(function*() {
-          const parser = serialization.makeUnsafe()
-          yield* Queue.take(toServer).pipe(
-            Effect.flatMap((frame) =>
-              Effect.forEach(
-                parser.decode(frame) as ReadonlyArray<RpcMessage.FromClientEncoded>,
-                (message) => writeRequest(0, message),
-                { discard: true }
-              )
-            ),
-            Effect.forever,
-            Effect.forkScoped
-          )
-          return {
-            disconnects: yield* Queue.make<number>(),
-            send: (_clientId: number, response: RpcMessage.FromServerEncoded) => {
-              const encoded = parser.encode(response)
-              return typeof encoded === "string" ? Effect.asVoid(Queue.offer(toClient, encoded)) : Effect.void
-            },
-            end: () => Effect.void,
-            clientIds: Effect.succeed(new Set([0])),
-            initialMessage: Effect.succeedNone,
-            supportsAck: false,
-            supportsTransferables: false,
-            supportsSpanPropagation: false,
-            supportsNotifications: true,
-            codecFor: serialization.codecFor
-          }
-        })
-      )
+      const connection = yield* McpServer.memory
       class Served extends Context.Service<Served, ToolSet.Service<never>>()("test/Served") {}
       const Echo = Tool.make("echo", {
         description: "Echo the text back",
@@ -427,15 +392,15 @@ describe("McpServer.layer: over a protocol the caller provides", () => {
       })
       yield* Layer.build(
         McpServer.layer(Served, { name: "memory", version: "1.0.0" }).pipe(
-          Layer.provide(Layer.effect(RpcServer.Protocol, protocol)),
+          Layer.provide(connection.protocol),
           Layer.provide(ToolSet.toLayer(Served, ToolSet.make(Echo)))
         )
       )
-      const send = (message: object) => Queue.offer(toServer, JSON.stringify(message))
+      const send = (message: object) => connection.send(JSON.stringify(message))
       const answer = (id: number) =>
         Effect.gen(function*() {
           while (true) {
-            const message = JSON.parse(yield* Queue.take(toClient)) as { readonly id?: number; readonly result?: any }
+            const message = JSON.parse(yield* connection.receive) as { readonly id?: number; readonly result?: any }
             if (message.id === id) return message.result
           }
         })
