@@ -13,7 +13,7 @@ import { type AiError, LanguageModel, Prompt, type Response } from "effect/ai"
 import type * as Tool from "../Tool.ts"
 import type * as ToolCall from "../ToolCall.ts"
 import * as ToolExecutionError from "../ToolExecutionError.ts"
-import type * as ToolHooks from "../ToolHooks.ts"
+import * as ToolHooks from "../ToolHooks.ts"
 import type * as ToolIndex from "../ToolIndex.ts"
 import * as ToolOutput from "../ToolOutput.ts"
 import { ToolResult } from "../ToolResult.ts"
@@ -49,12 +49,12 @@ export type Requirements<T> = T extends ToolSet.ToolSet<infer Tools> ? Tool.Requ
   : never
 
 /**
- * How the tools can end the loop early: a tool server's hook may stop it (`ToolRunStopped`), and its index may fail
- * to select a turn's tools (`ToolIndexError`). A tool set never does.
+ * How the tools can end the loop early: a tool server's hook may stop it ({@link Stopped}, a `ToolRunStopped`), and
+ * its index may fail to select a turn's tools (`ToolIndexError`). A tool set never does.
  *
  * @category models
  */
-export type ToolErrors<T> = T extends ToolSet.Any ? never : ToolHooks.ToolRunStopped | ToolIndex.ToolIndexError
+export type ToolErrors<T> = T extends ToolSet.Any ? never : Stopped | ToolIndex.ToolIndexError
 
 /**
  * The options of {@link run}.
@@ -121,6 +121,32 @@ export class MaxTurnsExceeded extends Data.TaggedError("MaxTurnsExceeded")<{
 }> {
   override get message(): string {
     return `the model was still calling tools after ${this.maxTurns} turns`
+  }
+}
+
+/**
+ * A tool server's hook stopped the loop: the server's `ToolRunStopped` (its `reason`, and the finished `results` of
+ * the batch it stopped), with the conversation up to the stop. Its tag is `ToolRunStopped`, so
+ * `Effect.catchTag("ToolRunStopped", …)` catches it, with these fields.
+ *
+ * The transcript answers every call of the last turn: a call the stop kept from running is answered `skipped`
+ * ("the run was stopped: …; the call was not run"), so that the transcript can be given to another run to go on, as
+ * {@link MaxTurnsExceeded}'s can.
+ *
+ * @category errors
+ */
+export class Stopped extends ToolHooks.ToolRunStopped {
+  /** The conversation up to the stop, every call answered. */
+  declare readonly transcript: Prompt.Prompt
+  /** The result of every call of the run, in call order: the stopped turn's, its unrun calls `skipped`, included. */
+  declare readonly toolResults: ReadonlyArray<ToolResult>
+  constructor(fields: {
+    readonly reason: string
+    readonly results: ReadonlyArray<ToolResult>
+    readonly transcript: Prompt.Prompt
+    readonly toolResults: ReadonlyArray<ToolResult>
+  }) {
+    super(fields)
   }
 }
 
@@ -322,20 +348,55 @@ const cutOff = (content: ReadonlyArray<Response.Part<any, any>>): string | undef
 }
 
 /**
- * The answer to a call of a cut-off response: status `skipped`, the tool not run. Its arguments may be cut short
- * too, and effect/ai runs no call of such a response either.
+ * The answer to a call that was not run: status `skipped`. The calls of a cut-off response are not run (their
+ * arguments may be cut short too, and effect/ai runs none of them either), nor those a hook's stop kept from running.
  */
-const notRun = (call: ToolCall.ToolCall, reason: string): ToolResult =>
+const notRun = (call: ToolCall.ToolCall, why: string): ToolResult =>
   new ToolResult({
     callId: call.id,
     name: call.name,
     arguments: call.arguments,
     status: "skipped",
-    output: ToolOutput.text(`the response was cut off (${reason}); the call was not run`),
+    output: ToolOutput.text(`${why}; the call was not run`),
     error: Option.none(),
     metadata: Context.empty(),
     durationMs: 0
   })
+
+/** Why the calls of a cut-off response were not run. */
+const cutOffBecause = (reason: string): string => `the response was cut off (${reason})`
+
+/**
+ * The positions of the calls whose id an earlier call of the same turn has; `undefined` when every id is its own
+ * (a provider's ids are).
+ */
+const repeatedIds = (calls: ReadonlyArray<ToolCall.ToolCall>): Set<number> | undefined => {
+  let repeated: Set<number> | undefined
+  const seen = new Set<string>()
+  for (let i = 0; i < calls.length; i++) {
+    const id = calls[i]!.id
+    if (seen.has(id)) (repeated ??= new Set()).add(i)
+    else seen.add(id)
+  }
+  return repeated
+}
+
+/** The answer to a call whose id an earlier call of its turn has: an `invalid_args` error, the tool not run. */
+const repeatedCall = (call: ToolCall.ToolCall): ToolResult => {
+  const error = ToolExecutionError.invalidArgs(
+    "another call of this turn has the same id; only the first of them was run"
+  )
+  return new ToolResult({
+    callId: call.id,
+    name: call.name,
+    arguments: call.arguments,
+    status: "error",
+    output: error.modelOutput,
+    error: Option.some(error),
+    metadata: Context.empty(),
+    durationMs: 0
+  })
+}
 
 /** A {@link Result}. */
 const Finished = plain<
@@ -400,8 +461,47 @@ class Conversation {
       return Effect.succeed(new Finished(response.text, transcript, this.turns, this.toolResults, response))
     }
     const reason = cutOff(response.content)
-    if (reason !== undefined) return this.answered(calls.map((call) => notRun(call, reason)))
-    return Effect.flatMap(this.turn!.execute(calls), this.answered)
+    if (reason !== undefined) return this.answered(calls.map((call) => notRun(call, cutOffBecause(reason))))
+    const repeated = repeatedIds(calls)
+    if (repeated === undefined) return Effect.flatMap(this.execute(calls), this.answered)
+    // Only the first call of an id runs: a tool with effects would have them twice, and neither the model nor the
+    // provider could tell the two answers apart.
+    const runnable = calls.filter((_, i) => !repeated.has(i))
+    return Effect.flatMap(this.execute(runnable), (results) => {
+      const all = new Array<ToolResult>(calls.length)
+      let next = 0
+      for (let i = 0; i < calls.length; i++) all[i] = repeated.has(i) ? repeatedCall(calls[i]!) : results[next++]!
+      return this.answered(all)
+    })
+  }
+
+  /** A turn's calls through the turn's tools; a hook's stop ends the loop with the conversation so far. */
+  execute(calls: ReadonlyArray<ToolCall.ToolCall>): Effect.Effect<Array<ToolResult>, unknown, unknown> {
+    const executed = this.turn!.execute(calls)
+    if (this.fixed !== undefined) return executed
+    return Effect.catchIf(
+      executed,
+      (error): error is ToolHooks.ToolRunStopped => error instanceof ToolHooks.ToolRunStopped,
+      (stopped) => Effect.fail(this.stopped(stopped, calls))
+    )
+  }
+
+  /**
+   * The loop's {@link Stopped}: the batch's finished results, and a `skipped` answer for each call the stop kept
+   * from running, in call order, appended as the turn's answers.
+   */
+  stopped(stopped: ToolHooks.ToolRunStopped, calls: ReadonlyArray<ToolCall.ToolCall>): Stopped {
+    if (stopped instanceof Stopped) return stopped
+    const finished = new Map(stopped.results.map((result) => [result.callId, result]))
+    const answers = calls.map((call) => finished.get(call.id) ?? notRun(call, `the run was stopped: ${stopped.reason}`))
+    for (const result of answers) this.toolResults.push(result)
+    this.messages.push(toolMessage(answers.map(toolResultPartOf)))
+    return new Stopped({
+      reason: stopped.reason,
+      results: stopped.results,
+      transcript: Prompt.fromMessages(this.messages),
+      toolResults: this.toolResults
+    })
   }
 
   readonly answered = (results: Array<ToolResult>): Effect.Effect<Result, unknown, unknown> => {
@@ -429,6 +529,67 @@ const start = (checked: Checked): Effect.Effect<Result, unknown, unknown> =>
   })
 
 /**
+ * Puts results into a transcript, each in place of the answer to its call: the `skipped` answer of a call that
+ * waited for a human's approval (`ToolHooks.approval` deferred it) by the result the tool server's `resume` gave once
+ * they decided, say. The answers stay where the calls were made, as providers require, and read as the loop writes
+ * every answer. Give the settled transcript, with a new user message if you like, to another run to go on.
+ *
+ * Throws a `TypeError` for a result whose call the transcript does not answer, or when two results are for the same
+ * call: a provider would refuse an answer without its call.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Option } from "effect"
+ * import { Prompt } from "effect/ai"
+ * import { ToolHooks, type ToolServer } from "effect-llm-tools"
+ * import { ToolLoop } from "effect-llm-tools/ai"
+ *
+ * // A run over a server whose approval hook deferred a call; later, a human approved it.
+ * const approveAndGoOn = (server: ToolServer.ToolServer, run: ToolLoop.Result) =>
+ *   Effect.gen(function*() {
+ *     const pending = run.toolResults.flatMap((result) => Option.toArray(ToolHooks.pendingApproval(result)))
+ *     const decided = yield* Effect.forEach(pending, (approval) => server.resume(approval, ToolHooks.approve))
+ *     const settled = ToolLoop.settle(run.transcript, decided)
+ *     return yield* ToolLoop.run({
+ *       tools: server,
+ *       prompt: Prompt.concat(settled, Prompt.make("The transfers were approved: go on."))
+ *     })
+ *   })
+ * ```
+ *
+ * @category execution
+ */
+export const settle = (transcript: Prompt.Prompt, results: Iterable<ToolResult>): Prompt.Prompt => {
+  const fail = (message: string): never => {
+    throw new TypeError(`ToolLoop.settle: ${message}`)
+  }
+  if (!Prompt.isPrompt(transcript)) fail("`transcript` must be a Prompt")
+  const byCall = new Map<string, ToolResult>()
+  for (const result of results) {
+    if (!(result instanceof ToolResult)) fail("every result must be a ToolResult")
+    if (byCall.has(result.callId)) fail(`two results are for the call \`${result.callId}\``)
+    byCall.set(result.callId, result)
+  }
+  const settled = new Set<string>()
+  const messages = transcript.content.map((message) => {
+    const answers = message.role === "tool" &&
+      message.content.some((part) => part.type === "tool-result" && byCall.has(part.id))
+    if (!answers) return message
+    return toolMessage(message.content.map((part) => {
+      if (part.type !== "tool-result") return part
+      const result = byCall.get(part.id)
+      if (result === undefined) return part
+      settled.add(part.id)
+      return toolResultPartOf(result)
+    }))
+  })
+  for (const id of byCall.keys()) {
+    if (!settled.has(id)) fail(`the transcript does not answer a call \`${id}\``)
+  }
+  return Prompt.fromMessages(messages)
+}
+
+/**
  * Runs the loop: asks the model with the tools offered, executes the calls it makes, in one batch per turn, through
  * the tools' dispatch, sends the results back in call order, and repeats until the model answers without calling a
  * tool. It gives back the final text and the whole transcript.
@@ -446,7 +607,9 @@ const start = (checked: Checked): Effect.Effect<Result, unknown, unknown> =>
  *   (`Tool call denied: …`, `Tool call failed (invalid_args): …`): a failed call reads the same through `AiToolkit`.
  * - With a tool server, each turn offers and runs a snapshot of its tools, selected by the text of the last user
  *   message when its tools came from `ToolSetBuilder.build` (`topK` of them); its hooks run on every call. A hook's
- *   `stop` ends the loop with `ToolRunStopped`.
+ *   `stop` ends the loop with `ToolRunStopped` ({@link Stopped}, with the transcript so far). A call its approval
+ *   hook deferred is answered as pending; {@link settle} puts the result of its `resume` in the transcript later.
+ * - Calls of one turn that share an id run once: the first runs, the others are answered `invalid_args`.
  * - A tool annotated `needsApproval` never runs unasked. The loop turns effect/ai's call handling off, its approval
  *   flow with it: with a tool server, its hooks decide (`ToolHooks.approval` asks a human); with a tool set, which has
  *   none, each call to such a tool is refused, a `denied` result (`permission_denied`) the model reads, once its

@@ -298,7 +298,7 @@ describe("ToolLoop.run", () => {
       }))
     }).pipe(Effect.provide(scriptedModel([[call("chart", {}, "c1")], "Here it is."]))))
 
-  it.effect("a hook's stop ends the loop with ToolRunStopped", () =>
+  it.effect("a hook's stop ends the loop with ToolRunStopped, whose transcript answers every call and runs on", () =>
     Effect.gen(function*() {
       const stopper = ToolHooks.make({
         onCall: (event) =>
@@ -308,19 +308,106 @@ describe("ToolLoop.run", () => {
         Effect.exit(ToolLoop.run({ tools: server, prompt: "pay", concurrency: 1 })))
       const error = failureOf(exit)
       assert.isTrue(error instanceof ToolHooks.ToolRunStopped)
+      assert.isTrue(error instanceof ToolLoop.Stopped)
+      const stopped = error as ToolLoop.Stopped
+      assert.strictEqual(stopped._tag, "ToolRunStopped")
       // The stopping call is skipped, and the call after it never runs.
       assert.deepStrictEqual(
-        [
-          (error as ToolHooks.ToolRunStopped).reason,
-          (error as ToolHooks.ToolRunStopped).results.map((r) => [r.callId, r.status])
-        ],
+        [stopped.reason, stopped.results.map((r) => [r.callId, r.status])],
         ["no money moves today", [["c1", "success"], ["c2", "skipped"]]]
       )
+      // The transcript answers the call that never ran too, so that it can be run on.
+      const encoded = encode(stopped.transcript)
+      assert.deepStrictEqual(encoded.slice(0, 2), [
+        user("pay"),
+        assistant(
+          toolCall("c1", "add", { left: 1, right: 1 }),
+          toolCall("c2", "transfer", { amount: 5 }),
+          toolCall("c3", "add", {})
+        )
+      ])
+      assert.deepStrictEqual(
+        encoded[2],
+        tool(
+          jsonResult("c1", "add", { value: 2 }),
+          failed("c2", "transfer", "Tool call skipped: no money moves today"),
+          failed("c3", "add", "Tool call skipped: the run was stopped: no money moves today; the call was not run")
+        )
+      )
+      assert.deepStrictEqual(stopped.toolResults.map((r) => [r.callId, r.status]), [
+        ["c1", "success"],
+        ["c2", "skipped"],
+        ["c3", "skipped"]
+      ])
       assert.strictEqual((yield* requests).length, 1)
-      assert.strictEqual(yield* Effect.flatMap(ScriptedModel, (model) => model.remaining), 1)
+      // Going on from the transcript, over a set without the hook: the model sees it whole, and answers.
+      const resumed = yield* ToolLoop.run({ tools: ToolSet.make(Add, Transfer), prompt: stopped.transcript })
+      assert.strictEqual(resumed.text, "Stopped, as asked.")
+      assert.deepStrictEqual(encode((yield* requests)[1]!.prompt), encoded)
     }).pipe(Effect.provide(scriptedModel([
       [call("add", { left: 1, right: 1 }, "c1"), call("transfer", { amount: 5 }, "c2"), call("add", {}, "c3")],
-      "never reached"
+      "Stopped, as asked."
+    ]))))
+
+  it.effect.prop(
+    "whatever the ids of a turn's calls, each id runs once, at its first call, and every call is answered in order",
+    // Repeated up to 4 times: turns of many calls come up too.
+    [
+      Schema.Array(Schema.Literals(["a", "b", "c", "d", "e"])).check(Schema.isMaxLength(10)),
+      Schema.Literals([1, 2, 4])
+    ],
+    ([some, copies]) =>
+      Effect.gen(function*() {
+        const ids = Array.from({ length: copies }, () => some).flat()
+        let runs = 0
+        const Counting = Tool.make("add", {
+          description: "Add two integers",
+          parameters: Schema.Struct({ left: Schema.Int, right: Schema.Int }),
+          call: ({ left, right }) => Effect.sync(() => (runs++, left + right))
+        })
+        const turn: ScriptedTurn = ids.map((id) => call("add", { left: 1, right: 1 }, id))
+        const out = yield* ToolLoop.run({ tools: ToolSet.make(Counting), prompt: "add" }).pipe(
+          Effect.provide(scriptedModel(ids.length === 0 ? ["none"] : [turn, "done"]))
+        )
+        assert.strictEqual(runs, new Set(ids).size)
+        assert.deepStrictEqual(
+          out.toolResults.map((r) => [r.callId, r.status]),
+          ids.map((id, i) => [id, ids.indexOf(id) === i ? "success" : "error"])
+        )
+      })
+  )
+
+  it.effect("calls of one turn that share an id: the first runs, the others are invalid_args and never run", () =>
+    Effect.gen(function*() {
+      let transfers = 0
+      const Counted = Tool.make("transfer", {
+        description: "Move money",
+        parameters: Schema.Struct({ amount: Schema.Number }),
+        call: () => Effect.sync(() => ++transfers)
+      })
+      const out = yield* ToolLoop.run({ tools: ToolSet.make(Add, Counted), prompt: "pay" })
+      assert.strictEqual(transfers, 1)
+      assert.deepStrictEqual(out.toolResults.map((r) => [r.callId, r.name, r.status]), [
+        ["t1", "transfer", "success"],
+        ["a1", "add", "success"],
+        ["t1", "transfer", "error"],
+        ["t1", "add", "error"]
+      ])
+      assert.deepStrictEqual(
+        out.toolResults.slice(2).map((r) => Option.map(r.error, (e) => [e.kind, e.message])),
+        [0, 1].map(() =>
+          Option.some(["invalid_args", "another call of this turn has the same id; only the first of them was run"])
+        )
+      )
+      assert.strictEqual(out.text, "Paid once.")
+    }).pipe(Effect.provide(scriptedModel([
+      [
+        call("transfer", { amount: 5 }, "t1"),
+        call("add", { left: 1, right: 2 }, "a1"),
+        call("transfer", { amount: 5 }, "t1"),
+        call("add", { left: 1, right: 2 }, "t1")
+      ],
+      "Paid once."
     ]))))
 
   it.effect("a model that keeps calling tools fails with MaxTurnsExceeded, whose transcript can be run on", () =>
@@ -577,7 +664,7 @@ describe("ToolLoop.run", () => {
   it("the errors of a tool server's loop are in its type: a hook's stop, an index that fails", () => {
     const program = Effect.flatMap(Tools, (server) => ToolLoop.run({ tools: server, prompt: "hi" }))
     expectTypeOf<Effect.Error<typeof program>>().toEqualTypeOf<
-      AiError.AiError | ToolLoop.MaxTurnsExceeded | ToolHooks.ToolRunStopped | ToolIndex.ToolIndexError
+      AiError.AiError | ToolLoop.MaxTurnsExceeded | ToolLoop.Stopped | ToolIndex.ToolIndexError
     >()
   })
 
@@ -698,6 +785,84 @@ describe("ToolLoop.run answers without running", () => {
         tool(result("c1", "wipe", false, "wiped sda (1)", "wiped sda (1)"))
       )
     }).pipe(Effect.provide(scriptedModel([[call("wipe", { disk: "sda" }, "c1")], "Done."]))))
+
+  it.effect("a deferred approval, decided later: settle puts resume's result in place of the pending answer", () =>
+    Effect.gen(function*() {
+      wiped = 0
+      const later = ToolHooks.approval({ decide: () => Effect.succeed(ToolHooks.defer) })
+      yield* serve({ tools: ToolSet.make(Wipe, Add), hooks: [later] }, (server) =>
+        Effect.gen(function*() {
+          const first = yield* ToolLoop.run({ tools: server, prompt: "clean up" })
+          assert.strictEqual(wiped, 0)
+          const pending = first.toolResults.flatMap((r) => Option.toArray(ToolHooks.pendingApproval(r)))
+          assert.deepStrictEqual(pending.map((p) => p.callId), ["c1"])
+          const decided = yield* Effect.forEach(pending, (approval) => server.resume(approval, ToolHooks.approve))
+          assert.strictEqual(wiped, 1)
+          const settled = ToolLoop.settle(first.transcript, decided)
+          const before = encode(first.transcript)
+          const after = encode(settled)
+          // Only the pending answer changed: the add beside it, and every other message, are as they were.
+          assert.deepStrictEqual(after, [
+            before[0],
+            before[1],
+            tool(result("c1", "wipe", false, "wiped sda (1)", "wiped sda (1)"), jsonResult("c2", "add", { value: 3 })),
+            before[3]
+          ])
+          assert.notDeepEqual((before[2] as { content: ReadonlyArray<unknown> }).content[0], (after[2] as {
+            content: ReadonlyArray<unknown>
+          }).content[0])
+          // The settled transcript runs on: the model reads it whole.
+          const next = yield* ToolLoop.run({
+            tools: server,
+            prompt: Prompt.concat(settled, Prompt.make("It was approved."))
+          })
+          assert.strictEqual(next.text, "Wiped.")
+          assert.deepStrictEqual(encode((yield* requests)[2]!.prompt).slice(0, 4), after)
+        }))
+    }).pipe(Effect.provide(scriptedModel([
+      [call("wipe", { disk: "sda" }, "c1"), call("add", { left: 1, right: 2 }, "c2")],
+      "Waiting for approval.",
+      "Wiped."
+    ]))))
+
+  it("settle refuses a result the transcript does not answer, two results for one call, and what is not one", () => {
+    const transcript = Prompt.fromMessages([
+      Prompt.makeMessage("user", { content: [Prompt.makePart("text", { text: "hi" })] })
+    ])
+    const resultFor = (callId: string) =>
+      new ToolResult.ToolResult({
+        callId,
+        name: "add",
+        arguments: {},
+        status: "success",
+        output: ToolOutput.json({ value: 1 }),
+        error: Option.none(),
+        metadata: Context.empty(),
+        durationMs: 0
+      })
+    assert.throws(
+      () => ToolLoop.settle(transcript, [resultFor("c9")]),
+      TypeError,
+      "ToolLoop.settle: the transcript does not answer a call `c9`"
+    )
+    assert.throws(
+      () => ToolLoop.settle(transcript, [resultFor("c1"), resultFor("c1")]),
+      TypeError,
+      "ToolLoop.settle: two results are for the call `c1`"
+    )
+    assert.throws(
+      () => ToolLoop.settle(transcript, [{ callId: "c1" } as unknown as ToolResult.ToolResult]),
+      TypeError,
+      "ToolLoop.settle: every result must be a ToolResult"
+    )
+    assert.throws(
+      () => ToolLoop.settle([] as unknown as Prompt.Prompt, []),
+      TypeError,
+      "ToolLoop.settle: `transcript` must be a Prompt"
+    )
+    // Nothing to settle: the same messages.
+    assert.deepStrictEqual(encode(ToolLoop.settle(transcript, [])), encode(transcript))
+  })
 
   /** A model that calls `add` once, its response finishing with `reason` (no finish for `undefined`), then answers. */
   const finishingWith = (reason: Response.FinishReason | undefined) => {
