@@ -415,70 +415,82 @@ const callOf = (
   outputSchema: () => DynamicTool.JsonSchema | undefined
 ) =>
 (args: DynamicTool.Arguments): Effect.Effect<ToolOutput.ToolOutput, ToolExecutionError.ToolExecutionError> =>
-  Effect.gen(function*() {
-    const response = yield* transport.request(
-      {
-        jsonrpc: "2.0",
-        id: `call-${++callIds}`,
-        method: "tools/call",
-        params: { name: descriptor.name, arguments: args }
-      } as McpSchema.JsonRpcRequest,
-      descriptor
-    ).pipe(Effect.mapError((error) => fromClientError(name, error)))
-    if ("error" in response) {
-      const message = Predicate.isObject(response.error) && typeof response.error.message === "string"
-        ? response.error.message
-        : "an error without a message"
-      return yield* ToolExecutionError.makeSafe("provider", `MCP tool \`${name}\` failed: ProtocolError: ${bounded(message)}`)
-    }
-    const result: unknown = response.result
-    if (!Predicate.isObject(result)) {
-      return yield* ToolExecutionError.makeSafe("provider", `MCP tool \`${name}\` answered without a result`)
-    }
-    const read = McpContent.fromMcp(result.content, result.structuredContent)
-    if (Result.isFailure(read)) {
-      return yield* ToolExecutionError.makeSafe(
-        "provider",
-        `MCP tool \`${name}\` answered with content that cannot be read: ${read.failure.message}`,
-        read.failure
+  Effect.flatMap(
+    Effect.suspend(() =>
+      transport.request(
+        {
+          jsonrpc: "2.0",
+          id: `call-${++callIds}`,
+          method: "tools/call",
+          params: { name: descriptor.name, arguments: args }
+        } as McpSchema.JsonRpcRequest,
+        descriptor
       )
-    }
-    const output = read.success
-    if (result.isError === true) {
-      return yield* new ToolExecutionError.ToolExecutionError({
+    ).pipe(Effect.mapError((error) => fromClientError(name, error))),
+    (response) => readResponse(response, name, outputSchema)
+  )
+
+/** A `tools/call`'s response as the call's output, or why it is not one. */
+const readResponse = (
+  response: McpSchema.JsonRpcResponse,
+  name: string,
+  outputSchema: () => DynamicTool.JsonSchema | undefined
+): Effect.Effect<ToolOutput.ToolOutput, ToolExecutionError.ToolExecutionError> => {
+  if ("error" in response) {
+    const message = Predicate.isObject(response.error) && typeof response.error.message === "string"
+      ? response.error.message
+      : "an error without a message"
+    return Effect.fail(
+      ToolExecutionError.makeSafe("provider", `MCP tool \`${name}\` failed: ProtocolError: ${bounded(message)}`)
+    )
+  }
+  const result: unknown = response.result
+  if (!Predicate.isObject(result)) {
+    return Effect.fail(ToolExecutionError.makeSafe("provider", `MCP tool \`${name}\` answered without a result`))
+  }
+  const read = McpContent.fromMcp(result.content, result.structuredContent)
+  if (Result.isFailure(read)) {
+    return Effect.fail(ToolExecutionError.makeSafe(
+      "provider",
+      `MCP tool \`${name}\` answered with content that cannot be read: ${read.failure.message}`,
+      read.failure
+    ))
+  }
+  const output = read.success
+  if (result.isError === true) {
+    return Effect.fail(
+      new ToolExecutionError.ToolExecutionError({
         kind: "other",
         message: `MCP tool \`${name}\` reported an error: ${bounded(ToolOutput.render(output))}`,
         modelOutput: output,
         retryable: undefined,
         refused: false
       })
-    }
-    const schema = outputSchema()
-    if (schema !== undefined) {
-      // MCP requires structured content that matches the declared output schema.
-      if (result.structuredContent === undefined) {
-        return yield* ToolExecutionError.makeSafe(
-          "other",
-          `MCP tool \`${name}\` has an outputSchema but answered without structuredContent`
-        )
-      }
-      // An output that is that one Json block is checked by dispatch, against the same schema: this checks it only
-      // where it stands beside other blocks, which dispatch does not look into.
-      if (Option.isSome(ToolOutput.asJson(output))) return output
-      const checked = validatorOf(schema).validate(result.structuredContent)
-      if (Result.isFailure(checked)) {
-        const failure = checked.failure
-        return yield* ToolExecutionError.makeSafe(
-          "other",
-          failure._tag === "Mismatch"
-            ? `MCP tool \`${name}\`: the structuredContent does not match the outputSchema:\n${failure.message}`
-            : `MCP tool \`${name}\`: the outputSchema cannot be used: ${failure.reason}`,
-          failure._tag === "Mismatch" ? undefined : failure.cause
-        )
-      }
-    }
-    return output
-  })
+    )
+  }
+  const schema = outputSchema()
+  if (schema === undefined) return Effect.succeed(output)
+  // MCP requires structured content that matches the declared output schema.
+  if (result.structuredContent === undefined) {
+    return Effect.fail(ToolExecutionError.makeSafe(
+      "other",
+      `MCP tool \`${name}\` has an outputSchema but answered without structuredContent`
+    ))
+  }
+  // An output that is that one Json block is checked by dispatch, against the same schema: this checks it only where
+  // it stands beside other blocks, which dispatch does not look into.
+  if (Option.isSome(ToolOutput.asJson(output))) return Effect.succeed(output)
+  const checked = validatorOf(schema).validate(result.structuredContent)
+  if (Result.isSuccess(checked)) return Effect.succeed(output)
+  const failure = checked.failure
+  return Effect.fail(ToolExecutionError.makeSafe(
+    "other",
+    failure._tag === "Mismatch"
+      ? `MCP tool \`${name}\`: the structuredContent does not match the outputSchema:\n${failure.message}`
+      : `MCP tool \`${name}\`: the outputSchema cannot be used: ${failure.reason}`,
+    failure._tag === "Mismatch" ? undefined : failure.cause
+  ))
+}
 
 /**
  * The server's tools, as portable tools to put in a `ToolSet` or a `ToolServer`: named with the prefix, described,
