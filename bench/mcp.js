@@ -2,8 +2,7 @@
 // in-memory transport, against the official SDK's client calling an SDK server over its in-memory transport.
 //   node bench/mcp.js [--quick]      these rows alone (against dist/, after `npm run build`)
 // `npm run bench` runs them with the rest.
-import { Context, Deferred, Effect, Exit, Layer, Scope } from "effect"
-import { McpProtocol } from "effect/ai"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { ToolCall, ToolSet } from "effect-llm-tools"
 import { McpClient, McpServer } from "effect-llm-tools/mcp"
 import { fileURLToPath } from "node:url"
@@ -14,7 +13,7 @@ class BenchTools extends Context.Service()("bench/McpTools") {}
 
 /**
  * Our server on one end of an in-memory connection (`McpServer.memory`: one JSON-RPC text per message, as on
- * stdio), and an MCP client transport on the other.
+ * stdio, handed over at once), and our client on the other, through the connection's client transport.
  */
 const ourPair = Effect.gen(function*() {
   const connection = yield* McpServer.memory
@@ -24,36 +23,7 @@ const ourPair = Effect.gen(function*() {
       Layer.provide(ToolSet.toLayer(BenchTools, ToolSet.make(makeOurAdd())))
     )
   )
-  // The client side: responses are matched to requests by id.
-  const pending = new Map()
-  yield* connection.receive.pipe(
-    Effect.flatMap((frame) =>
-      Effect.sync(() => {
-        for (const message of [].concat(JSON.parse(frame))) {
-          const waiter = pending.get(message.id)
-          if (waiter !== undefined) {
-            pending.delete(message.id)
-            Deferred.doneUnsafe(waiter, Exit.succeed(message))
-          }
-        }
-      })
-    ),
-    Effect.forever,
-    Effect.forkScoped
-  )
-  const transport = {
-    ["~effect/ai/McpClient/Transport"]: "~effect/ai/McpClient/Transport",
-    protocol: McpProtocol.v2025_11_25,
-    isCallable: () => true,
-    notify: (message) => connection.send(JSON.stringify(message)),
-    request: (message) =>
-      Effect.suspend(() => {
-        const waiter = Deferred.makeUnsafe()
-        pending.set(message.id, waiter)
-        return Effect.andThen(connection.send(JSON.stringify(message)), Deferred.await(waiter))
-      })
-  }
-  const client = yield* McpClient.fromTransport(transport)
+  const client = yield* McpClient.fromTransport(connection.transport)
   return ToolSet.make(...(yield* McpClient.tools(client)))
 })
 

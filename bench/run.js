@@ -374,8 +374,10 @@ ${serverConcurrencyTable(server)}
 ## MCP: a round trip through our client and our server
 
 \`bench/mcp.js\`: one \`tools/call\` of the \`add\` tool with the 64 argument texts, awaited one at a time. Ours: the tool
-imported with \`McpClient.tools\` and executed with \`ToolSet.execute\`, over an in-memory pair of queues carrying
-JSON-RPC text, to our \`McpServer\` serving the typed \`add\` (both built on Effect's MCP implementation). The SDK's:
+imported with \`McpClient.tools\` and executed with \`ToolSet.execute\`, through the client transport of
+\`McpServer.memory\` (messages handed over as objects, as the SDK's in-memory transport does), to our \`McpServer\`
+serving the typed \`add\` (its calls on the direct path: from the transport to dispatch, Effect's MCP server answering
+the rest). The SDK's:
 its \`Client\` calling its \`McpServer\` over its \`InMemoryTransport\`, with the same tool (zod schemas, structured
 output). ${config.rounds} interleaved rounds; the ratio is taken per round, then the median.
 

@@ -16,6 +16,10 @@
  *
  * A `ToolServer`'s `changes` keep the tool list current and tell the client (`notifications/tools/list_changed`).
  *
+ * Over stdio and the connections given to {@link layer}, the calls of a client that has initialized take a direct
+ * path, from the transport to dispatch (`internal/direct.ts`): Effect's server, which answers every other request,
+ * costs more per request than a whole call to an SDK server. They answer as Effect's server does.
+ *
  * Over HTTP, the server binds to 127.0.0.1 unless told otherwise. It refuses a `Host` or an `Origin` that is not the
  * server's own (DNS-rebinding protection), and refuses a request body over `maxBodyBytes`.
  *
@@ -39,7 +43,13 @@ import {
   Schema,
   Stream
 } from "effect"
-import { McpProtocol, McpSchema, McpServer as EffectMcpServer } from "effect/ai"
+import {
+  McpClient as EffectMcpClient,
+  McpClientError,
+  McpProtocol,
+  McpSchema,
+  McpServer as EffectMcpServer
+} from "effect/ai"
 import {
   Headers,
   HttpIncomingMessage,
@@ -59,6 +69,7 @@ import * as ToolHooks from "../ToolHooks.ts"
 import type { ToolResult } from "../ToolResult.ts"
 import * as ToolServer from "../ToolServer.ts"
 import * as McpContent from "./content.ts"
+import * as Direct from "./internal/direct.ts"
 
 /**
  * The `_meta` of the MCP request being served, an inbound value of the call: a tool reads it with
@@ -161,26 +172,39 @@ const hidden = Context.make(McpSchema.EnabledWhen, () => false)
 
 /**
  * Registers the served tools in Effect's MCP server, and keeps a `ToolServer`'s list current. `changed` is told of
- * every change after the first listing (the HTTP transport streams it to idle clients).
+ * every change after the first listing (the HTTP transport streams it to idle clients). `direct`, when the transport
+ * has a direct path, is given the same tools to serve.
  */
 const registrations = <I, S extends Serveable>(
   tag: Context.Key<I, S>,
-  changed: Effect.Effect<void>
+  changed: Effect.Effect<void>,
+  direct: Direct.Direct | undefined
 ): Layer.Layer<never, never, I | EffectMcpServer.McpServer> =>
   Layer.effectDiscard(Effect.gen(function*() {
     const served = yield* tag
     const mcp = yield* EffectMcpServer.McpServer
     const logs = yield* forwarding(mcp)
+    // The tools served now, and whether each answers a JSON object with structuredContent too (it is listed with an
+    // output schema).
+    const structuredOf = new Map<string, boolean>()
     let calls = 0
     const register = (definition: ToolDefinition.ToolDefinition) => {
       const tool = toMcpTool(definition)
-      // A tool listed with an output schema answers a JSON object with structuredContent too.
       const structured = tool.outputSchema !== undefined
+      structuredOf.set(tool.name, structured)
       return mcp.addTool({
         tool,
         annotations: Context.empty(),
         handle: (args: unknown) => Effect.suspend(() => serveCall(mcp, logs, served, tool.name, structured, args, ++calls))
       })
+    }
+    if (direct !== undefined) {
+      direct.serve = (clientId, name, args, meta, notify) => {
+        const structured = structuredOf.get(name)
+        if (structured === undefined) return undefined
+        const call = ToolCall.make({ id: `mcp_${clientId}_${++calls}`, name, arguments: args })
+        return serveDirect(served, call, structured, meta, notify)
+      }
     }
     if (!ToolServer.isToolServer(served)) {
       yield* Effect.forEach(served.definitions ?? [], register, { discard: true })
@@ -193,13 +217,13 @@ const registrations = <I, S extends Serveable>(
       // Without a query a snapshot cannot fail.
       Effect.flatMap(Effect.orDie(server.snapshot()), (snapshot) => {
         const definition = snapshot.definitions.find((definition) => definition.name === name)
-        return definition !== undefined
-          ? register(definition)
-          : mcp.addTool({
-            tool: new McpSchema.Tool({ name, inputSchema: { type: "object" } }),
-            annotations: hidden,
-            handle: () => Effect.fail(new McpSchema.InvalidParams({ message: `tool \`${name}\` was removed` }))
-          })
+        if (definition !== undefined) return register(definition)
+        structuredOf.delete(name)
+        return mcp.addTool({
+          tool: new McpSchema.Tool({ name, inputSchema: { type: "object" } }),
+          annotations: hidden,
+          handle: () => Effect.fail(new McpSchema.InvalidParams({ message: `tool \`${name}\` was removed` }))
+        })
       })
     yield* Effect.forkScoped(
       Stream.runForEach(server.changes, (change) => Effect.andThen(reconcile(change.name), changed))
@@ -213,7 +237,7 @@ const registrations = <I, S extends Serveable>(
  * What the served tools log, on its way to the client: log messages, and marks a call leaves once it is done, so that
  * it answers only when all it logged has gone out.
  */
-type Forwarded = LogMessage | Deferred.Deferred<void>
+type Forwarded = Direct.LogMessage | Deferred.Deferred<void>
 
 /**
  * One fiber, for as long as the server, sends the tools' logs as `notifications/message`, in the order they were
@@ -234,7 +258,44 @@ const forwarding = (mcp: EffectMcpServer.McpServer["Service"]) =>
     return logs
   })
 
-/** One `tools/call`: through dispatch, with the request's metadata, progress and logs, mapped back to MCP. */
+/**
+ * One call through dispatch, with the request's metadata, its progress sent by `progress`, and what the tool logs
+ * handed to `log`. A hook's stop is the stopped call's result (or the stop itself, when no call finished).
+ */
+const execute = (
+  served: Serveable,
+  call: ToolCall.ToolCall,
+  meta: Schema.JsonObject,
+  progress: (update: ToolContext.Progress) => Effect.Effect<void>,
+  log: (message: Direct.LogMessage) => void
+): Effect.Effect<ToolResult | ToolHooks.ToolRunStopped> =>
+  served.execute(call).pipe(
+    Effect.catchTag("ToolRunStopped", (stopped) => Effect.succeed(stopped.results[0] ?? stopped)),
+    Effect.provideService(RequestMeta, meta),
+    Effect.provideService(ToolContext.ProgressReporter, progress),
+    // Effect's MCP server sets the level `Effect.log` writes at to the client's `logging/setLevel`: the tool's own
+    // logs keep their levels, and the server filters the forwarded ones by the client's.
+    Effect.provideService(References.CurrentLogLevel, "Info"),
+    Effect.updateService(Logger.CurrentLoggers, (loggers) => new Set([...loggers, forwarder(call.name, log)]))
+  )
+
+/** What a call was told of its progress and logs, to answer after them. */
+interface Notified {
+  progress: boolean
+  logged: boolean
+}
+
+/**
+ * The official SDK's client hands a progress update to its handler a microtask late, and forgets the call's progress
+ * as soon as its result is read: an update read in the same chunk as the result is lost. A call that reported progress
+ * waits a few milliseconds before it answers, so that its last update arrives on its own.
+ */
+const afterProgress = (notified: Notified): Effect.Effect<void> => notified.progress ? Effect.sleep(5) : Effect.void
+
+/**
+ * One `tools/call` through Effect's MCP server: the request's metadata from its context, progress and logs through
+ * its notifications.
+ */
 const serveCall = (
   mcp: EffectMcpServer.McpServer["Service"],
   logs: Queue.Queue<Forwarded>,
@@ -253,57 +314,68 @@ const serveCall = (
       name,
       arguments: args === undefined ? {} : args
     })
-    const notified = { progress: false, logged: false }
-    const result = yield* served.execute(call).pipe(
-      Effect.catchTag("ToolRunStopped", (stopped) => Effect.succeed(stopped.results[0] ?? stopped)),
-      Effect.provideService(RequestMeta, meta),
-      Effect.provideService(ToolContext.ProgressReporter, progressReporter(mcp, meta.progressToken, notified)),
-      // Effect's MCP server sets the level `Effect.log` writes at to the client's `logging/setLevel`: the tool's
-      // own logs keep their levels, and the server filters the forwarded ones by the client's.
-      Effect.provideService(References.CurrentLogLevel, "Info"),
-      Effect.updateService(Logger.CurrentLoggers, (loggers) => new Set([...loggers, forwarder(logs, name, notified)]))
-    )
+    const notified: Notified = { progress: false, logged: false }
+    const progress = progressReporter(meta.progressToken, notified, (update) =>
+      Effect.ignore(mcp.notifications["notifications/progress"](update)))
+    const result = yield* execute(served, call, meta, progress, (message) => {
+      notified.logged = true
+      Queue.offerUnsafe(logs, message)
+    })
     // What the tool logged goes out in order, and all of it before the result.
     if (notified.logged) {
       const flushed = Deferred.makeUnsafe<void>()
       Queue.offerUnsafe(logs, flushed)
       yield* Deferred.await(flushed)
     }
-    // The official SDK's client hands a progress update to its handler a microtask late, and forgets the call's
-    // progress as soon as its result is read: an update read in the same chunk as the result is lost. A call that
-    // reported progress waits a few milliseconds before it answers, so that its last update arrives on its own.
-    if (notified.progress) yield* Effect.sleep(5)
-    return yield* toCallToolResult(result, structured)
+    yield* afterProgress(notified)
+    return yield* Schema.decodeUnknownEffect(McpSchema.CallToolResult)(wireResult(result, structured)).pipe(
+      Effect.mapError((issue) =>
+        new McpSchema.InternalError({ message: `the result of tool \`${name}\` cannot be sent: ${issue.message}` })
+      )
+    )
   })
 
-/** The answer of a call: its output as MCP content; an error or denied call is `isError`. */
-const toCallToolResult = (
-  result: ToolResult | ToolHooks.ToolRunStopped,
-  structured: boolean
-): Effect.Effect<McpSchema.CallToolResult, McpSchema.InternalError> => {
+/**
+ * One `tools/call` on the direct path (see `internal/direct.ts`): the progress and logs go to the caller through
+ * `notify`, in order, before the result, which is the wire `CallToolResult` itself.
+ */
+const serveDirect = (
+  served: Serveable,
+  call: ToolCall.ToolCall,
+  structured: boolean,
+  meta: Schema.JsonObject,
+  notify: Direct.Notify
+): Effect.Effect<object> =>
+  Effect.suspend(() => {
+    const notified: Notified = { progress: false, logged: false }
+    const progress = progressReporter(meta.progressToken, notified, notify.progress)
+    return Effect.flatMap(
+      execute(served, call, meta, progress, notify.log),
+      (result) => Effect.as(afterProgress(notified), wireResult(result, structured))
+    )
+  })
+
+/**
+ * The answer of a call, as MCP's `CallToolResult` on the wire: its output as MCP content; an error or denied call is
+ * `isError`.
+ */
+const wireResult = (result: ToolResult | ToolHooks.ToolRunStopped, structured: boolean): object => {
   if (result instanceof ToolHooks.ToolRunStopped) {
-    return Effect.succeed(McpSchema.CallToolResult.make({
-      content: [McpSchema.TextContent.make({ type: "text", text: `the run was stopped: ${result.reason}` })],
-      isError: true
-    }))
+    return { content: [{ type: "text", text: `the run was stopped: ${result.reason}` }], isError: true }
   }
   const failed = result.status === "error" || result.status === "denied"
   const wire = McpContent.toMcp(result.output, { structured: structured && !failed })
-  return Schema.decodeUnknownEffect(McpSchema.CallToolResult)({ ...wire, ...(failed ? { isError: true } : {}) }).pipe(
-    Effect.mapError((issue) =>
-      new McpSchema.InternalError({ message: `the result of tool \`${result.name}\` cannot be sent: ${issue.message}` })
-    )
-  )
+  return failed ? { ...wire, isError: true } : wire
 }
 
 /**
- * Where a call's progress goes: `notifications/progress` with the request's token, only growing, as MCP requires.
- * Without a token, nowhere.
+ * Where a call's progress goes: `notifications/progress` with the request's token, sent by `send`, only growing, as
+ * MCP requires. Without a token, nowhere.
  */
 const progressReporter = (
-  mcp: EffectMcpServer.McpServer["Service"],
   token: unknown,
-  notified: { progress: boolean }
+  notified: Notified,
+  send: (progress: Direct.Progress) => Effect.Effect<void>
 ): (update: ToolContext.Progress) => Effect.Effect<void> => {
   if (typeof token !== "string" && typeof token !== "number") return () => Effect.void
   let last = -Infinity
@@ -311,16 +383,16 @@ const progressReporter = (
     if (update.progress <= last) return Effect.void
     last = update.progress
     notified.progress = true
-    return Effect.ignore(mcp.notifications["notifications/progress"]({
+    return send({
       progressToken: token,
       progress: update.progress,
       ...(update.total === undefined ? {} : { total: update.total }),
       ...(update.message === undefined ? {} : { message: update.message })
-    }))
+    })
   }
 }
 
-const mcpLevels: Record<string, "debug" | "info" | "warning" | "error" | "critical"> = {
+const mcpLevels: Record<string, Direct.Level> = {
   Trace: "debug",
   Debug: "debug",
   Info: "info",
@@ -329,23 +401,15 @@ const mcpLevels: Record<string, "debug" | "info" | "warning" | "error" | "critic
   Fatal: "critical"
 }
 
-/** One `notifications/message`. */
-interface LogMessage {
-  readonly level: "debug" | "info" | "warning" | "error" | "critical"
-  readonly logger: string
-  readonly data: Schema.Json
-}
-
-/** A logger that queues what the tool logs, to go to the client as `notifications/message`. */
-const forwarder = (logs: Queue.Queue<Forwarded>, tool: string, notified: { logged: boolean }) =>
+/** A logger that hands what the tool logs to `log`, to go to the client as `notifications/message`. */
+const forwarder = (tool: string, log: (message: Direct.LogMessage) => void) =>
   Logger.make((options) => {
     const level = mcpLevels[options.logLevel]
     if (level === undefined) return
     const message = Array.isArray(options.message) && options.message.length === 1
       ? options.message[0]
       : options.message
-    notified.logged = true
-    Queue.offerUnsafe(logs, { level, logger: tool, data: typeof message === "string" ? message : safeJson(message) })
+    log({ level, logger: tool, data: typeof message === "string" ? message : safeJson(message) })
   })
 
 /** A log message as JSON the wire can carry. */
@@ -387,14 +451,22 @@ export const layerStdio = <I, S extends Serveable>(
   tag: Context.Key<I, S>,
   options: Options
 ): Layer.Layer<never, Cause.IllegalArgumentError, I> =>
-  EffectMcpServer.layerStdio({ ...serverInfo(options), protocols, registrations: registrations(tag, Effect.void) }).pipe(
+  Layer.unwrap(Effect.sync(() => {
+    const direct = new Direct.Direct()
+    return EffectMcpServer.layerStdio({
+      ...serverInfo(options),
+      protocols,
+      registrations: registrations(tag, Effect.void, direct)
+    }).pipe(Layer.provide(Direct.stdio(direct)))
+  })).pipe(
     Layer.provide(NodeStdio.layer),
     Layer.provide(Layer.succeed(References.LogToStderr, true))
   ) as Layer.Layer<never, Cause.IllegalArgumentError, I>
 
 /**
- * Serves the tools of `tag` over a transport you provide: Effect's `RpcServer.Protocol` (an in-memory pair in a
- * benchmark or a test, say). `layerStdio` and `layerHttp` are this with their transports.
+ * Serves the tools of `tag` over a transport you provide: Effect's `RpcServer.Protocol`, one connection per client
+ * (an in-memory connection, {@link memory}, in a benchmark or a test, say). `layerStdio` is this over standard input
+ * and output.
  *
  * @category layers
  * @since 0.1.0
@@ -403,16 +475,26 @@ export const layer = <I, S extends Serveable>(
   tag: Context.Key<I, S>,
   options: Options
 ): Layer.Layer<never, Cause.IllegalArgumentError, I | RpcServer.Protocol> =>
-  EffectMcpServer.layer({
-    ...serverInfo(options),
-    protocols,
-    registrations: registrations(tag, Effect.void)
-  }) as unknown as Layer.Layer<never, Cause.IllegalArgumentError, I | RpcServer.Protocol>
+  Layer.unwrap(Effect.sync(() => {
+    const direct = new Direct.Direct()
+    return EffectMcpServer.layer({
+      ...serverInfo(options),
+      protocols,
+      registrations: registrations(tag, Effect.void, direct)
+    }).pipe(
+      Layer.provide(
+        Layer.effect(RpcServer.Protocol, Effect.flatMap(RpcServer.Protocol, (inner) => Direct.wrap(inner, direct)))
+      )
+    )
+  })) as unknown as Layer.Layer<never, Cause.IllegalArgumentError, I | RpcServer.Protocol>
 
 /**
  * An in-memory connection to a server served by {@link layer}: JSON-RPC text in both directions, one message (or
  * batch) per element, as stdio carries lines. For tests and benchmarks that drive a server without a process or a
- * socket.
+ * socket, and for a client in the same process.
+ *
+ * A message is handed to the server at once, and what the server writes is handed back as it writes it: a call of a
+ * tool that answers at once is answered before `send` returns.
  *
  * @category models
  * @since 0.1.0
@@ -422,19 +504,27 @@ export interface MemoryConnection {
   readonly protocol: Layer.Layer<RpcServer.Protocol>
   /** Hands the server the JSON-RPC text of a message. */
   readonly send: (text: string) => Effect.Effect<void>
-  /** The next JSON-RPC text the server wrote (a response or a notification), once there is one. */
+  /**
+   * The next JSON-RPC text the server wrote (a response or a notification), once there is one. A response to a
+   * request of {@link MemoryConnection.transport} goes to that request instead.
+   */
   readonly receive: Effect.Effect<string>
+  /**
+   * The client's end as an MCP client transport, for `McpClient.fromTransport`: a request is sent with `send`, and
+   * gets the response with its id. It fails with `McpClientError` when the server's end is gone.
+   */
+  readonly transport: EffectMcpClient.Transport
 }
 
 /**
  * Makes a {@link MemoryConnection}: serve with `layer(tag, options)` over its `protocol`, then talk to the server
- * with `send` and `receive`.
+ * with `send` and `receive`, or import its tools with `McpClient.fromTransport(connection.transport)`.
  *
  * @example
  * ```ts
  * import { Context, Effect, Layer, Schema } from "effect"
  * import { Tool, ToolSet } from "effect-llm-tools"
- * import { McpServer } from "effect-llm-tools/mcp"
+ * import { McpClient, McpServer } from "effect-llm-tools/mcp"
  *
  * const Echo = Tool.make("echo", {
  *   description: "Echo the text back",
@@ -449,8 +539,9 @@ export interface MemoryConnection {
  *     Layer.provide(connection.protocol),
  *     Layer.provide(ToolSet.toLayer(Tools, ToolSet.make(Echo)))
  *   ))
- *   yield* connection.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }))
- *   return yield* connection.receive // {"jsonrpc":"2.0","id":1,"result":{}}
+ *   // The server's tools, imported through the connection, as tools of our own.
+ *   const client = yield* McpClient.fromTransport(connection.transport)
+ *   return ToolSet.make(...(yield* McpClient.tools(client)))
  * }))
  * ```
  *
@@ -458,28 +549,53 @@ export interface MemoryConnection {
  * @since 0.1.0
  */
 export const memory: Effect.Effect<MemoryConnection> = Effect.gen(function*() {
-  const toServer = yield* Queue.unbounded<string>()
   const toClient = yield* Queue.unbounded<string>()
+  const waiting = new Map<unknown, Deferred.Deferred<McpSchema.JsonRpcResponse, McpClientError.McpClientError>>()
   const serialization = RpcSerialization.jsonRpc()
+  const parser = serialization.makeUnsafe()
+  // Until the server runs, what is sent waits; once it has stopped, a request fails.
+  let write: ((messages: ReadonlyArray<RpcMessage.FromClientEncoded>) => Effect.Effect<void>) | undefined
+  let stopped = false
+  const early: Array<ReadonlyArray<RpcMessage.FromClientEncoded>> = []
   const protocol = RpcServer.Protocol.make((writeRequest) =>
     Effect.gen(function*() {
-      const parser = serialization.makeUnsafe()
-      yield* Queue.take(toServer).pipe(
-        Effect.flatMap((text) =>
-          Effect.forEach(
-            parser.decode(text) as ReadonlyArray<RpcMessage.FromClientEncoded>,
-            (message) => writeRequest(0, message),
-            { discard: true }
-          )
-        ),
-        Effect.forever,
-        Effect.forkScoped
+      const context = yield* Effect.context<never>()
+      // Read in the server's context, whoever sends.
+      write = (messages) =>
+        Effect.provideContext(
+          Effect.forEach(messages, (message) => writeRequest(0, message), { discard: true }),
+          context
+        )
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          write = undefined
+          stopped = true
+          for (const waiter of waiting.values()) Deferred.doneUnsafe(waiter, Exit.fail(memoryStopped()))
+          waiting.clear()
+        })
       )
+      yield* Effect.forEach(early.splice(0), write, { discard: true })
       return {
         disconnects: yield* Queue.make<number>(),
         send: (_clientId: number, response: RpcMessage.FromServerEncoded) => {
+          // A response to a request of the transport goes to it as it is: a success as its value, without text.
+          const waiter = response._tag === "Exit" ? waiting.get(response.requestId) : undefined
+          if (waiter !== undefined) {
+            const exit = (response as RpcMessage.ResponseExitEncoded).exit
+            waiting.delete((response as RpcMessage.ResponseExitEncoded).requestId)
+            Deferred.doneUnsafe(
+              waiter,
+              Exit.succeed(
+                exit._tag === "Success"
+                  ? { jsonrpc: "2.0", id: (response as RpcMessage.ResponseExitEncoded).requestId, result: exit.value }
+                  : JSON.parse(parser.encode(response) as string)
+              )
+            )
+            return Effect.void
+          }
           const encoded = parser.encode(response)
-          return typeof encoded === "string" ? Effect.asVoid(Queue.offer(toClient, encoded)) : Effect.void
+          if (typeof encoded === "string") Queue.offerUnsafe(toClient, encoded)
+          return Effect.void
         },
         end: () => Effect.void,
         clientIds: Effect.succeed(new Set([0])),
@@ -492,12 +608,74 @@ export const memory: Effect.Effect<MemoryConnection> = Effect.gen(function*() {
       }
     })
   )
+  const writeAll = (messages: ReadonlyArray<RpcMessage.FromClientEncoded>): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      if (write !== undefined) return write(messages)
+      if (!stopped) early.push(messages)
+      return Effect.void
+    })
+  const transport: EffectMcpClient.Transport = {
+    // Effect does not export the brand of a transport: it is this string.
+    ["~effect/ai/McpClient/Transport"]: "~effect/ai/McpClient/Transport",
+    protocol: McpProtocol.v2025_11_25,
+    isCallable: () => true,
+    notify: (message) => writeAll([requestOf(message)]),
+    request: (message) =>
+      Effect.suspend(() => {
+        if (stopped) return Effect.fail(memoryStopped())
+        const waiter = Deferred.makeUnsafe<McpSchema.JsonRpcResponse, McpClientError.McpClientError>()
+        waiting.set(message.id, waiter)
+        return Effect.andThen(writeAll([requestOf(message)]), Deferred.await(waiter)).pipe(
+          // A request given up on is cancelled, as MCP asks: the server interrupts it.
+          Effect.onInterrupt(() =>
+            waiting.delete(message.id) && message.method !== "initialize"
+              ? writeAll([requestOf({
+                jsonrpc: "2.0",
+                method: "notifications/cancelled",
+                params: { requestId: message.id }
+              })])
+              : Effect.void
+          )
+        )
+      })
+  }
   return {
     protocol: Layer.effect(RpcServer.Protocol, protocol),
-    send: (text) => Effect.asVoid(Queue.offer(toServer, text)),
-    receive: Queue.take(toClient)
+    send: (text) =>
+      Effect.suspend(() => {
+        let messages: ReadonlyArray<RpcMessage.FromClientEncoded>
+        try {
+          messages = parser.decode(text) as ReadonlyArray<RpcMessage.FromClientEncoded>
+        } catch {
+          // Text that is not JSON is answered as JSON-RPC says, and the connection goes on.
+          return Queue.offer(toClient, parseError)
+        }
+        return writeAll(messages)
+      }),
+    receive: Queue.take(toClient),
+    transport
   }
 })
+
+const parseError = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } })
+
+/** A JSON-RPC request or notification of the client, as Effect's server reads one. */
+const requestOf = (message: McpSchema.JsonRpcRequest | McpSchema.JsonRpcNotification): RpcMessage.RequestEncoded =>
+  "id" in message
+    ? { _tag: "Request", id: message.id, tag: message.method, payload: message.params ?? null, headers: [] }
+    : {
+      _tag: "Request",
+      id: "",
+      tag: message.method,
+      payload: message.params ?? null,
+      headers: [],
+      isNotification: true
+    }
+
+const memoryStopped = () =>
+  new McpClientError.McpClientError({
+    reason: new McpClientError.TransportError({ description: "the in-memory server stopped" })
+  })
 
 const serverInfo = (options: Options) => ({
   name: options.name,
@@ -572,7 +750,7 @@ export const layerHttp = <I, S extends Serveable>(
         protocols,
         allowedOrigins: origins,
         allowSessionTermination: true,
-        registrations: registrations(tag, Effect.asVoid(PubSub.publish(changes, undefined)))
+        registrations: registrations(tag, Effect.asVoid(PubSub.publish(changes, undefined)), undefined)
       }),
       guard
     )

@@ -1,0 +1,281 @@
+/**
+ * `tools/call` straight from the transport to dispatch. Effect's MCP server answers every request through its RPC
+ * server, whose machinery (sessions, dated schemas, a fiber per request, the result decoded and encoded again) costs
+ * more per request than a whole call to an SDK server: on the transports where one connection is one client (stdio,
+ * an in-memory connection), the calls of an initialized client skip it.
+ *
+ * A {@link Direct} sits between the transport's protocol and Effect's server, and reads every message on its way:
+ * - a `tools/call` of a served tool, from a client that has initialized, is run at once by dispatch, in a fiber of
+ *   its own, and answered on the same connection: the result as `McpServer` maps it, the tool's progress and logs as
+ *   notifications before it (logs at the level the client set with `logging/setLevel`, `info` until it does);
+ * - `notifications/cancelled` of such a call interrupts its fiber (its finalizers run), and nothing answers it;
+ * - everything else (initialization, listings, ping, a call of a tool that is not served, malformed requests) goes to
+ *   Effect's server, which answers as it always does.
+ *
+ * @internal
+ */
+import { type Cause, Effect, Fiber, Layer, Predicate, Queue, type Schema, type Scope, Stdio, Stream } from "effect"
+import { RpcSerialization, RpcServer } from "effect/rpc"
+import type * as RpcMessage from "effect/rpc/RpcMessage"
+
+/** MCP's log levels, in order: a client that set one hears it and those above. */
+const levels = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const
+
+/** One MCP log level. */
+export type Level = typeof levels[number]
+
+const orderOf = new Map<unknown, number>(levels.map((level, i) => [level, i]))
+
+/** A `notifications/message`. */
+export interface LogMessage {
+  readonly level: Level
+  readonly logger: string
+  readonly data: Schema.Json
+}
+
+/** A `notifications/progress`. */
+export interface Progress {
+  readonly progressToken: string | number
+  readonly progress: number
+  readonly total?: number | undefined
+  readonly message?: string | undefined
+}
+
+/** Where a direct call's notifications go: to the client that made it, in the order they are made. */
+export interface Notify {
+  readonly progress: (progress: Progress) => Effect.Effect<void>
+  /** Sent, when the client's level lets it through, in the order of the calls. */
+  readonly log: (message: LogMessage) => void
+}
+
+/**
+ * How the served tools answer a call: an Effect giving the wire `CallToolResult`, or `undefined` when `name` is not a
+ * served tool (Effect's server then answers the request).
+ */
+export type Serve = (
+  clientId: number,
+  name: string,
+  args: Record<string, unknown>,
+  meta: Schema.JsonObject,
+  notify: Notify
+) => Effect.Effect<object> | undefined
+
+/**
+ * The state of the direct path of one served server: how calls are served (set once the tools are registered), and
+ * what it knows of each client.
+ */
+export class Direct {
+  serve: Serve | undefined = undefined
+  /** The clients that sent `notifications/initialized`. */
+  readonly initialized = new Set<number>()
+  /** The level each client set with `logging/setLevel`; `info` until it does. */
+  readonly levels = new Map<number, Level>()
+  /** The calls running, per client, by request id. */
+  readonly running = new Map<number, Map<string | number, Fiber.Fiber<unknown>>>()
+}
+
+/**
+ * The direct path of one connection's messages: `handle` takes a message the client sent, and answers whether the
+ * direct path took it (the rest is for Effect's server). What it sends goes out through `send`. The calls it runs live
+ * in the context it is made in (the server's), and are interrupted when their client leaves or the scope closes.
+ */
+export interface Interceptor {
+  readonly handle: (clientId: number, message: RpcMessage.FromClientEncoded) => boolean
+  readonly disconnect: (clientId: number) => Effect.Effect<void>
+}
+
+/** Makes the {@link Interceptor} of a connection, sending through `send`. */
+export const interceptor = (
+  direct: Direct,
+  send: (clientId: number, message: RpcMessage.FromServerEncoded) => Effect.Effect<void>
+): Effect.Effect<Interceptor, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const runFork = Effect.runForkWith(yield* Effect.context<never>())
+    yield* Effect.addFinalizer(() =>
+      Effect.forEach([...direct.running.values()].flatMap((calls) => [...calls.values()]), Fiber.interrupt, {
+        discard: true
+      })
+    )
+
+    const notification = (clientId: number, method: string, params: object) =>
+      send(clientId, { _tag: "Request", id: "", tag: method, payload: params, headers: [], isNotification: true })
+
+    const notifyOf = (clientId: number): Notify => ({
+      progress: (progress) => notification(clientId, "notifications/progress", progress),
+      log: (message) => {
+        const level = direct.levels.get(clientId) ?? "info"
+        if (orderOf.get(message.level)! >= orderOf.get(level)!) {
+          runFork(notification(clientId, "notifications/message", message))
+        }
+      }
+    })
+
+    /** Runs a call of a served tool; `false` for Effect's server to answer the request. */
+    const call = (clientId: number, request: RpcMessage.RequestEncoded): boolean => {
+      const serve = direct.serve
+      const params = request.payload
+      if (serve === undefined || !direct.initialized.has(clientId) || !isPlainObject(params)) return false
+      const { name, arguments: args, _meta: meta } = params
+      if (typeof name !== "string" || (args !== undefined && !isPlainObject(args))) return false
+      if (meta !== undefined && !isPlainObject(meta)) return false
+      const served = serve(clientId, name, args ?? {}, (meta ?? {}) as Schema.JsonObject, notifyOf(clientId))
+      if (served === undefined) return false
+      const id = request.id
+      const fiber = runFork(Effect.flatMap(served, (result) =>
+        send(clientId, { _tag: "Exit", requestId: id, exit: { _tag: "Success", value: result } })))
+      if (fiber.pollUnsafe() === undefined) {
+        let calls = direct.running.get(clientId)
+        if (calls === undefined) direct.running.set(clientId, calls = new Map())
+        const running = calls
+        running.set(id, fiber)
+        fiber.addObserver(() => {
+          if (running.get(id) === fiber) running.delete(id)
+        })
+      }
+      return true
+    }
+
+    /** A `notifications/cancelled` of a running direct call interrupts it; `false` for any other. */
+    const cancel = (clientId: number, params: unknown): boolean => {
+      if (!isPlainObject(params)) return false
+      const requestId = params.requestId
+      if (typeof requestId !== "string" && typeof requestId !== "number") return false
+      const calls = direct.running.get(clientId)
+      // Ids are compared as they came: the number or the string of the client's request.
+      const fiber = calls?.get(requestId)
+      if (fiber === undefined) return false
+      calls!.delete(requestId)
+      fiber.interruptUnsafe()
+      return true
+    }
+
+    const handle = (clientId: number, message: RpcMessage.FromClientEncoded): boolean => {
+      if (message._tag !== "Request") return false
+      switch (message.tag) {
+        case "tools/call":
+          return message.isNotification !== true && call(clientId, message)
+        case "notifications/cancelled":
+          return cancel(clientId, message.payload)
+        case "notifications/initialized":
+          direct.initialized.add(clientId)
+          return false
+        case "logging/setLevel": {
+          const level = isPlainObject(message.payload) ? message.payload.level : undefined
+          if (orderOf.has(level)) direct.levels.set(clientId, level as Level)
+          return false
+        }
+        case "initialize":
+          // A client that starts over is served by Effect's server until it has initialized again.
+          direct.initialized.delete(clientId)
+          direct.levels.delete(clientId)
+          return false
+      }
+      return false
+    }
+
+    const disconnect = (clientId: number): Effect.Effect<void> => {
+      direct.initialized.delete(clientId)
+      direct.levels.delete(clientId)
+      const calls = direct.running.get(clientId)
+      direct.running.delete(clientId)
+      return calls === undefined ? Effect.void : Effect.forEach(calls.values(), Fiber.interrupt, { discard: true })
+    }
+
+    return { handle, disconnect }
+  })
+
+/**
+ * The protocol Effect's server reads, with the direct path in front of `protocol`: what the direct path takes never
+ * reaches Effect's server, and its answers go out through `protocol`.
+ */
+export const wrap = (
+  protocol: RpcServer.Protocol["Service"],
+  direct: Direct
+): Effect.Effect<RpcServer.Protocol["Service"], never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const { disconnect, handle } = yield* interceptor(direct, protocol.send)
+    // A client that leaves takes its calls with it; Effect's server hears of it next.
+    const disconnects = yield* Queue.unbounded<number>()
+    yield* Queue.take(protocol.disconnects).pipe(
+      Effect.flatMap((clientId) => Effect.andThen(disconnect(clientId), Queue.offer(disconnects, clientId))),
+      Effect.forever,
+      Effect.forkScoped
+    )
+    return RpcServer.Protocol.of({
+      ...protocol,
+      disconnects,
+      run: (writeRequest) =>
+        protocol.run((clientId, message) => handle(clientId, message) ? Effect.void : writeRequest(clientId, message))
+    })
+  })
+
+/**
+ * The standard input and output Effect's stdio server reads and writes, with the direct path in front: the lines the
+ * direct path takes never reach Effect's server (which reads the others as they came), and what it sends goes out on
+ * the same output, a line each.
+ */
+export const stdio = (direct: Direct): Layer.Layer<Stdio.Stdio, never, Stdio.Stdio> =>
+  Layer.effect(
+    Stdio.Stdio,
+    Effect.gen(function*() {
+      const real = yield* Stdio.Stdio
+      const parser = RpcSerialization.jsonRpc().makeUnsafe()
+      const out = yield* Queue.unbounded<string, Cause.Done>()
+      yield* Stream.fromQueue(out).pipe(Stream.run(real.stdout()), Effect.ignore, Effect.forkScoped)
+      const { disconnect, handle } = yield* interceptor(
+        direct,
+        (_, message) => Effect.asVoid(Queue.offer(out, `${parser.encode(message) as string}\n`))
+      )
+      const forwarded = yield* Queue.unbounded<Uint8Array, Cause.Done>()
+      const decoder = new TextDecoder()
+      const encoder = new TextEncoder()
+      let pending = ""
+      /** The complete lines of a chunk, to be read: those the direct path does not take are forwarded as they came. */
+      const read = (chunk: Uint8Array): void => {
+        const text = pending + decoder.decode(chunk, { stream: true })
+        const end = text.lastIndexOf("\n")
+        if (end === -1) {
+          pending = text
+          return
+        }
+        pending = text.slice(end + 1)
+        let kept = ""
+        for (const line of text.slice(0, end).split("\n")) {
+          if (!taken(line)) kept += `${line}\n`
+        }
+        if (kept !== "") Queue.offerUnsafe(forwarded, encoder.encode(kept))
+      }
+      // A single message the direct path takes; batches, and text that is not JSON, are Effect's server's.
+      const taken = (line: string): boolean => {
+        if (!line.trimStart().startsWith("{")) return false
+        let messages: ReadonlyArray<unknown>
+        try {
+          messages = parser.decode(line)
+        } catch {
+          return false
+        }
+        return messages.length === 1 && handle(0, messages[0] as RpcMessage.FromClientEncoded)
+      }
+      yield* real.stdin.pipe(
+        Stream.runForEach((chunk) => Effect.sync(() => read(chunk))),
+        Effect.ignore,
+        Effect.ensuring(Effect.suspend(() => {
+          const rest = pending + decoder.decode()
+          if (rest !== "") Queue.offerUnsafe(forwarded, encoder.encode(rest))
+          return Effect.andThen(disconnect(0), Queue.end(forwarded))
+        })),
+        Effect.forkScoped
+      )
+      return Stdio.make({
+        args: real.args,
+        stdinIsTerminal: real.stdinIsTerminal,
+        stdoutIsTerminal: real.stdoutIsTerminal,
+        stderrIsTerminal: real.stderrIsTerminal,
+        stdout: real.stdout,
+        stderr: real.stderr,
+        stdin: Stream.fromQueue(forwarded)
+      })
+    })
+  )
+
+const isPlainObject = (u: unknown): u is Record<string, unknown> => Predicate.isObject(u) && !Array.isArray(u)
