@@ -465,8 +465,8 @@ export const layerStdio = <I, S extends Serveable>(
 
 /**
  * Serves the tools of `tag` over a transport you provide: Effect's `RpcServer.Protocol`, one connection per client
- * (an in-memory connection, {@link memory}, in a benchmark or a test, say). `layerStdio` is this over standard input
- * and output.
+ * (an in-memory connection, {@link memory}, in a benchmark or a test, say). `layerStdio` serves the same way over
+ * standard input and output.
  *
  * @category layers
  * @since 0.1.0

@@ -75,6 +75,21 @@ const Transfer = Tool.make("transfer", {
   call: ({ amount }) => Effect.succeed(`sent ${amount}`)
 })
 
+/** A tool that never answers, and says when it started and when its finalizers ran. */
+const hanging = Effect.gen(function*() {
+  const started = yield* Deferred.make<void>()
+  const finalized = yield* Deferred.make<void>()
+  const Hang = Tool.make("hang", {
+    description: "Never answers",
+    parameters: Schema.Struct({}),
+    call: () =>
+      Effect.andThen(Deferred.succeed(started, undefined), Effect.never).pipe(
+        Effect.onInterrupt(() => Deferred.succeed(finalized, undefined))
+      )
+  })
+  return { Hang, started, finalized }
+})
+
 class Tools extends Context.Service<Tools, ToolServer.ToolServer<McpServer.RequestMeta>>()("test/direct/Tools") {}
 
 const guard = ToolHooks.make({
@@ -240,16 +255,7 @@ describe("McpServer over an in-memory connection: the direct path", () => {
 
   it.effect("a cancelled call is interrupted, its finalizers run, and it is not answered", () =>
     Effect.gen(function*() {
-      const started = yield* Deferred.make<void>()
-      const finalized = yield* Deferred.make<void>()
-      const Hang = Tool.make("hang", {
-        description: "Never answers",
-        parameters: Schema.Struct({}),
-        call: () =>
-          Effect.andThen(Deferred.succeed(started, undefined), Effect.never).pipe(
-            Effect.onInterrupt(() => Deferred.succeed(finalized, undefined))
-          )
-      })
+      const { Hang, finalized, started } = yield* hanging
       const { initialize, initialized, send, until } = yield* connect([Hang])
       yield* initialize(1)
       yield* initialized
@@ -265,16 +271,7 @@ describe("McpServer over an in-memory connection: the direct path", () => {
 
   it.effect("a running call is interrupted when the server stops, and its finalizers run", () =>
     Effect.gen(function*() {
-      const started = yield* Deferred.make<void>()
-      const finalized = yield* Deferred.make<void>()
-      const Hang = Tool.make("hang", {
-        description: "Never answers",
-        parameters: Schema.Struct({}),
-        call: () =>
-          Effect.andThen(Deferred.succeed(started, undefined), Effect.never).pipe(
-            Effect.onInterrupt(() => Deferred.succeed(finalized, undefined))
-          )
-      })
+      const { Hang, finalized, started } = yield* hanging
       const scope = yield* Scope.make()
       const { initialize, initialized, send } = yield* Scope.provide(connect([Hang]), scope)
       yield* initialize(1)
@@ -318,12 +315,7 @@ describe("McpServer.memory: its transport, for McpClient", () => {
 
   it.live("a call that times out cancels the server's call: its finalizers run", () =>
     Effect.gen(function*() {
-      const finalized = yield* Deferred.make<void>()
-      const Hang = Tool.make("hang", {
-        description: "Never answers",
-        parameters: Schema.Struct({}),
-        call: () => Effect.never.pipe(Effect.onInterrupt(() => Deferred.succeed(finalized, undefined)))
-      })
+      const { Hang, finalized } = yield* hanging
       const { connection } = yield* connect([Hang])
       const client = yield* McpClient.fromTransport(connection.transport)
       const imported = ToolSet.make(...(yield* McpClient.tools(client, { timeout: "50 millis" })))
@@ -334,12 +326,7 @@ describe("McpServer.memory: its transport, for McpClient", () => {
 
   it.effect("a request after the server stopped fails with McpClientError, and one waiting then fails too", () =>
     Effect.gen(function*() {
-      const started = yield* Deferred.make<void>()
-      const Hang = Tool.make("hang", {
-        description: "Never answers",
-        parameters: Schema.Struct({}),
-        call: () => Effect.andThen(Deferred.succeed(started, undefined), Effect.never)
-      })
+      const { Hang, started } = yield* hanging
       const scope = yield* Scope.make()
       const { connection } = yield* Scope.provide(connect([Hang]), scope)
       const request = (id: string, method: string) =>
