@@ -282,6 +282,48 @@ describe("McpServer over an in-memory connection: the direct path", () => {
       assert.isTrue(yield* Deferred.isDone(finalized))
     }))
 
+  it.effect("a call whose execution dies is answered as Effect's server answers it, and the connection goes on", () =>
+    Effect.gen(function*() {
+      class Dying extends Context.Service<Dying, McpServer.Serveable>()("test/direct/Dying") {}
+      const set = ToolSet.make(Echo)
+      const connection = yield* McpServer.memory
+      yield* Layer.build(
+        McpServer.layer(Dying, { name: "dying", version: "1.0.0" }).pipe(
+          Layer.provide(connection.protocol),
+          Layer.provide(Layer.succeed(Dying, {
+            definitions: ToolSet.definitions(set),
+            execute: (call) =>
+              (call.arguments as { text?: string }).text === "die" ? Effect.die("boom") : ToolSet.execute(set, call)
+          }))
+        )
+      )
+      const read = (id: number) =>
+        Effect.gen(function*() {
+          while (true) {
+            const message = JSON.parse(yield* connection.receive)
+            if (message.id === id) return message
+          }
+        })
+      const send = (message: object) => connection.send(JSON.stringify(message))
+      yield* send({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "dying", version: "1" } }
+      })
+      yield* read(1)
+      yield* send(call(2, "echo", { text: "die" }))
+      const before = yield* read(2)
+      yield* send({ jsonrpc: "2.0", method: "notifications/initialized" })
+      yield* send(call(3, "echo", { text: "die" }))
+      const after = yield* read(3)
+      assert.deepStrictEqual({ ...after, id: 2 }, before)
+      assert.strictEqual(after.error.code, -32603)
+      assert.notInclude(JSON.stringify(after), "boom")
+      yield* send(call(4, "echo", { text: "alive" }))
+      assert.deepStrictEqual((yield* read(4)).result.content, [{ type: "text", text: "alive" }])
+    }).pipe(Effect.scoped))
+
   it.effect("text that is not JSON is answered with a parse error, and the connection goes on", () =>
     Effect.gen(function*() {
       const { connection, initialize, send, until } = yield* connect()
@@ -377,7 +419,8 @@ describe("McpServer over stdio: the direct path reads lines as they come", () =>
     JSON.stringify([call(3, "echo", { text: "in a batch" })]),
     JSON.stringify(call(4, "unknown", {})),
     `  ${JSON.stringify(call(5, "echo", { text: "spaced" }))}\r`,
-    JSON.stringify({ jsonrpc: "2.0", id: 6, method: "ping" })
+    JSON.stringify({ jsonrpc: "2.0", id: 6, method: "ping" }),
+    JSON.stringify(call(8, "boom", {}))
   ]
   const input = `${lines.join("\n")}\n${JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" })}`
   // What Effect's server reads: every line the direct path does not take, as it came; the last, unended, too.
@@ -391,7 +434,11 @@ describe("McpServer over stdio: the direct path reads lines as they come", () =>
       Effect.gen(function*() {
         const direct = new Direct.Direct()
         direct.serve = (_, name, args) =>
-          name === "echo" ? Effect.succeed({ content: [{ type: "text", text: args.text }] }) : undefined
+          name === "echo"
+            ? Effect.succeed({ content: [{ type: "text", text: args.text }] })
+            : name === "boom"
+            ? Effect.die("boom")
+            : undefined
         const written: Array<string> = []
         const context = yield* Layer.build(
           Direct.stdio(direct).pipe(Layer.provide(Layer.succeed(Stdio.Stdio, fakeStdio(chunked(input, size), written))))
@@ -399,11 +446,13 @@ describe("McpServer over stdio: the direct path reads lines as they come", () =>
         const stdio = Context.get(context, Stdio.Stdio)
         const read = yield* Stream.runCollect(Stream.decodeText(stdio.stdin))
         assert.strictEqual(read.join(""), forwarded)
-        while (written.join("").split("\n").length < 3) yield* Effect.yieldNow
+        while (written.join("").split("\n").length < 4) yield* Effect.yieldNow
         const answers = written.join("").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line))
         assert.deepStrictEqual(answers, [
           { jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: "héllo ✓ 🎉" }] } },
-          { jsonrpc: "2.0", id: 5, result: { content: [{ type: "text", text: "spaced" }] } }
+          { jsonrpc: "2.0", id: 5, result: { content: [{ type: "text", text: "spaced" }] } },
+          // A call that died: JSON-RPC's internal error, as Effect's stdio server writes one.
+          { jsonrpc: "2.0", id: 8, error: { code: -32603, message: "Internal error" } }
         ])
       }).pipe(Effect.scoped),
     { arbitrary: { runs: 25 } }

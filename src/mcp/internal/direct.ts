@@ -14,7 +14,7 @@
  *
  * @internal
  */
-import { type Cause, Effect, Fiber, Layer, Predicate, Queue, type Schema, type Scope, Stdio, Stream } from "effect"
+import { Cause, Effect, Fiber, Layer, Predicate, Queue, type Schema, type Scope, Stdio, Stream } from "effect"
 import { RpcSerialization, RpcServer } from "effect/rpc"
 import type * as RpcMessage from "effect/rpc/RpcMessage"
 
@@ -121,8 +121,13 @@ export const interceptor = (
       const served = serve(clientId, name, args ?? {}, (meta ?? {}) as Schema.JsonObject, notifyOf(clientId))
       if (served === undefined) return false
       const id = request.id
-      const fiber = runFork(Effect.flatMap(served, (result) =>
-        send(clientId, { _tag: "Exit", requestId: id, exit: { _tag: "Success", value: result } })))
+      const fiber = runFork(served.pipe(
+        Effect.flatMap((result) =>
+          send(clientId, { _tag: "Exit", requestId: id, exit: { _tag: "Success", value: result } })
+        ),
+        // A cancelled call is not answered; one that died is answered as Effect's server answers a defect.
+        Effect.catchCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.void : send(clientId, internalError(id)))
+      ))
       if (fiber.pollUnsafe() === undefined) {
         let calls = direct.running.get(clientId)
         if (calls === undefined) direct.running.set(clientId, calls = new Map())
@@ -222,9 +227,18 @@ export const stdio = (direct: Direct): Layer.Layer<Stdio.Stdio, never, Stdio.Std
       const parser = RpcSerialization.jsonRpc().makeUnsafe()
       const out = yield* Queue.unbounded<string, Cause.Done>()
       yield* Stream.fromQueue(out).pipe(Stream.run(real.stdout()), Effect.ignore, Effect.forkScoped)
+      /** A message as a line of output; an error as MCP's stdio has it (Effect's server writes its own so). */
+      const lineOf = (message: RpcMessage.FromServerEncoded): string => {
+        if (message._tag === "Exit" && message.exit._tag === "Failure") {
+          const failure = message.exit.cause.find((failure) => failure._tag === "Fail")
+          const error = failure?._tag === "Fail" ? failure.error : { code: -32603, message: "Internal error" }
+          return `${JSON.stringify({ jsonrpc: "2.0", id: message.requestId, error })}\n`
+        }
+        return `${parser.encode(message) as string}\n`
+      }
       const { disconnect, handle } = yield* interceptor(
         direct,
-        (_, message) => Effect.asVoid(Queue.offer(out, `${parser.encode(message) as string}\n`))
+        (_, message) => Effect.asVoid(Queue.offer(out, lineOf(message)))
       )
       const forwarded = yield* Queue.unbounded<Uint8Array, Cause.Done>()
       const decoder = new TextDecoder()
@@ -277,5 +291,12 @@ export const stdio = (direct: Direct): Layer.Layer<Stdio.Stdio, never, Stdio.Std
       })
     })
   )
+
+/** The answer to a call that died: JSON-RPC's internal error, nothing of the defect. */
+const internalError = (id: string | number): RpcMessage.FromServerEncoded => ({
+  _tag: "Exit",
+  requestId: id,
+  exit: { _tag: "Failure", cause: [{ _tag: "Fail", error: { code: -32603, message: "Internal error" } }] }
+})
 
 const isPlainObject = (u: unknown): u is Record<string, unknown> => Predicate.isObject(u) && !Array.isArray(u)
