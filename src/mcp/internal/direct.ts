@@ -8,7 +8,8 @@
  * - a `tools/call` of a served tool, from a client that has initialized, is run at once by dispatch, in a fiber of
  *   its own, and answered on the same connection: the result as `McpServer` maps it, the tool's progress and logs as
  *   notifications before it (logs at the level the client set with `logging/setLevel`, `info` until it does);
- * - `notifications/cancelled` of such a call interrupts its fiber (its finalizers run), and nothing answers it;
+ * - `notifications/cancelled` of such a call interrupts its fiber (its finalizers run), and nothing answers it; a call
+ *   that dies is answered with JSON-RPC's internal error, as Effect's server answers a defect;
  * - everything else (initialization, listings, ping, a call of a tool that is not served, malformed requests) goes to
  *   Effect's server, which answers as it always does.
  *
@@ -44,7 +45,7 @@ export interface Progress {
 /** Where a direct call's notifications go: to the client that made it, in the order they are made. */
 export interface Notify {
   readonly progress: (progress: Progress) => Effect.Effect<void>
-  /** Sent, when the client's level lets it through, in the order of the calls. */
+  /** Sent when the client's level lets it through, in the order the tool logged. */
   readonly log: (message: LogMessage) => void
 }
 
