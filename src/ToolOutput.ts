@@ -224,7 +224,10 @@ export const fromReturn = <E = string>(
       if (isToolOutput(value)) return checkOutput(value, jsonLimits)
       if (ToolResultContent.isToolResultContent(value)) return checkBlocks([value], jsonLimits)
       if (Array.isArray(value) && value.length > 0) {
-        const first: unknown = value[0]
+        // Looked at without calling a getter: a value is read once, by the copy below, or an element that reads
+        // differently each time could pass as JSON here and be something else there.
+        const slot = Object.getOwnPropertyDescriptor(value, 0)
+        const first: unknown = slot !== undefined && "value" in slot ? slot.value : undefined
         if (ToolResultContent.isToolResultContent(first)) {
           const blocks: Array<unknown> = [first]
           for (let i = 1; i < value.length; i++) blocks.push(value[i])

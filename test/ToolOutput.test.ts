@@ -289,6 +289,14 @@ describe("ToolOutput", () => {
       assert.deepStrictEqual(succeeded(ToolOutput.fromReturn([[1]], undefined, limits)), ToolOutput.json([[1]]))
     })
 
+    it("reads a returned array's first element once: a getter that changes its answer is copied as first read", () => {
+      let reads = 0
+      const value: Array<unknown> = []
+      Object.defineProperty(value, 0, { enumerable: true, configurable: true, get: () => ++reads === 1 ? 1 : 10n })
+      assert.deepStrictEqual(succeeded(ToolOutput.fromReturn(value)), ToolOutput.json([1]))
+      assert.strictEqual(reads, 1)
+    })
+
     it("makes fresh, frozen blocks: changing what the tool built afterwards changes nothing", () => {
       const value = { list: [1, 2] }
       const text = ToolResultContent.text("caption")
