@@ -95,6 +95,19 @@ const raceAt = (
   return { fileSystem, swapped: () => swapped }
 }
 
+/** Calls a tool of the filesystem tools made with `options` over `race`'s file system, and checks the race was run. */
+const callRaced = (
+  race: ReturnType<typeof raceAt>,
+  options: Parameters<typeof build>[0],
+  tool: string,
+  args: unknown
+) =>
+  Effect.gen(function*() {
+    const result = yield* call(yield* build(options, race.fileSystem), tool, args)
+    assert.isTrue(race.swapped())
+    return result
+  })
+
 /** Moves the folder `name` of the root aside (to `<name>-moved`) and puts a link to `target` in its place. */
 const swapForLink = (box: Sandbox, name: string, target: string) => () => {
   renameSync(box.inRoot(name), box.inRoot(`${name}-moved`))
@@ -128,9 +141,7 @@ describe("a folder swapped for a link outside between the check and the use", ()
       writeFiles(box.root, { "docs/inside.txt": "x" })
       writeFiles(box.outside, { "outside-name.txt": "" })
       const race = raceAt("lstat", exactly(box.inRoot("docs")), "after", swapForLink(box, "docs", box.outside))
-      const set = yield* build({ root: box.root }, race.fileSystem)
-      const result = yield* call(set, "list_directory", { path: "docs" })
-      assert.isTrue(race.swapped())
+      const result = yield* callRaced(race, { root: box.root }, "list_directory", { path: "docs" })
       assert.deepStrictEqual(seen(result), changed("docs"))
       assertNoLeak(result, box)
     }))
@@ -146,9 +157,7 @@ describe("a folder swapped for a link outside between the check and the use", ()
         "before",
         swapForLink(box, "docs", box.outside)
       )
-      const set = yield* build({ root: box.root }, race.fileSystem)
-      const result = yield* call(set, "list_directory", { path: "docs" })
-      assert.isTrue(race.swapped())
+      const result = yield* callRaced(race, { root: box.root }, "list_directory", { path: "docs" })
       // On Linux the folder is read through its descriptor: the folder checked, wherever it was moved. Elsewhere
       // the check after the read finds the swap, and the listing is dropped.
       const listing = {
@@ -172,9 +181,7 @@ describe("a folder swapped for a link outside between the check and the use", ()
       // The lstat and the open that follow both go through the link, to the same folder outside: only where the
       // folder opened is tells it apart.
       const race = raceAt("realPath", exactly(box.inRoot("docs/sub")), "after", swapForLink(box, "docs", box.outside))
-      const set = yield* build({ root: box.root }, race.fileSystem)
-      const result = yield* call(set, "list_directory", { path: "docs/sub" })
-      assert.isTrue(race.swapped())
+      const result = yield* callRaced(race, { root: box.root }, "list_directory", { path: "docs/sub" })
       assert.deepStrictEqual(seen(result), changed("docs/sub"))
       assertNoLeak(result, box)
     }))
@@ -185,9 +192,7 @@ describe("a folder swapped for a link outside between the check and the use", ()
       writeFiles(box.root, { "docs/inside-match.txt": "" })
       writeFiles(box.outside, { "outside-match.txt": "" })
       const race = raceAt("lstat", exactly(box.inRoot("docs")), "after", swapForLink(box, "docs", box.outside))
-      const set = yield* build({ root: box.root }, race.fileSystem)
-      const result = yield* call(set, "search_files", { path: "docs", pattern: "match" })
-      assert.isTrue(race.swapped())
+      const result = yield* callRaced(race, { root: box.root }, "search_files", { path: "docs", pattern: "match" })
       assert.deepStrictEqual(seen(result), changed("docs"))
       assertNoLeak(result, box)
     }))
@@ -203,9 +208,7 @@ describe("a folder swapped for a link outside between the check and the use", ()
         "before",
         swapForLink(box, "docs", box.outside)
       )
-      const set = yield* build({ root: box.root }, race.fileSystem)
-      const result = yield* call(set, "search_files", { pattern: "match" })
-      assert.isTrue(race.swapped())
+      const result = yield* callRaced(race, { root: box.root }, "search_files", { pattern: "match" })
       // On Linux, the folder read is the one listed (now moved aside); elsewhere it is dropped, as changed.
       assert.deepStrictEqual(jsonOf(result), {
         path: ".",
@@ -225,9 +228,7 @@ describe("a folder swapped for a link outside between the check and the use", ()
         "after",
         swapForLink(box, "docs", box.outside)
       )
-      const set = yield* build({ root: box.root }, race.fileSystem)
-      const result = yield* call(set, "search_files", { pattern: "match" })
-      assert.isTrue(race.swapped())
+      const result = yield* callRaced(race, { root: box.root }, "search_files", { pattern: "match" })
       assert.deepStrictEqual(jsonOf(result), { path: ".", matches: [], truncated: false })
     }))
 
@@ -241,9 +242,7 @@ describe("a folder swapped for a link outside between the check and the use", ()
         "after",
         swapForLink(box, "docs", box.outside)
       )
-      const set = yield* build({ root: box.root }, race.fileSystem)
-      const result = yield* call(set, "file_info", { path: "docs/secret.txt" })
-      assert.isTrue(race.swapped())
+      const result = yield* callRaced(race, { root: box.root }, "file_info", { path: "docs/secret.txt" })
       assert.deepStrictEqual(seen(result), changed("docs/secret.txt"))
     }))
 
@@ -257,9 +256,7 @@ describe("a folder swapped for a link outside between the check and the use", ()
         "after",
         swapForLink(box, "docs", box.outside)
       )
-      const set = yield* build({ root: box.root }, race.fileSystem)
-      const result = yield* call(set, "read_file", { path: "docs/secret.txt" })
-      assert.isTrue(race.swapped())
+      const result = yield* callRaced(race, { root: box.root }, "read_file", { path: "docs/secret.txt" })
       assert.deepStrictEqual(seen(result), changed("docs/secret.txt"))
       assertNoLeak(result, box)
     }))
@@ -274,9 +271,7 @@ describe("a folder swapped for a link outside between the check and the use", ()
         "after",
         swapForLink(box, "docs", box.outside)
       )
-      const set = yield* build({ root: box.root, write: true }, race.fileSystem)
-      const result = yield* call(set, "edit_file", { path: "docs/secret.txt", old_text: "TOP", new_text: "EDITED" })
-      assert.isTrue(race.swapped())
+      const result = yield* callRaced(race, { root: box.root, write: true }, "edit_file", { path: "docs/secret.txt", old_text: "TOP", new_text: "EDITED" })
       assert.deepStrictEqual(seen(result), changed("docs/secret.txt"))
       assertOutsideUntouched(box)
     }))
@@ -292,9 +287,7 @@ describe("a folder swapped for a link outside between the check and the use", ()
         "after",
         swapForLink(box, "docs", box.outside)
       )
-      const set = yield* build({ root: box.root, write: true }, race.fileSystem)
-      const result = yield* call(set, "write_file", { path: "docs/sub/notes.txt", content: "written" })
-      assert.isTrue(race.swapped())
+      const result = yield* callRaced(race, { root: box.root, write: true }, "write_file", { path: "docs/sub/notes.txt", content: "written" })
       assert.deepStrictEqual(
         seen(result),
         denied("the folder of \"docs/sub/notes.txt\" changed while it was checked")
@@ -354,9 +347,7 @@ describe("without /proc/self/fd, a folder is checked again after it is used", ()
         swapForLink(box, "docs", box.outside),
         fallback
       )
-      const set = yield* build({ root: box.root }, race.fileSystem)
-      const result = yield* call(set, "list_directory", { path: "docs" })
-      assert.isTrue(race.swapped())
+      const result = yield* callRaced(race, { root: box.root }, "list_directory", { path: "docs" })
       assert.deepStrictEqual(seen(result), changed("docs"))
       assertNoLeak(result, box)
     }))
@@ -373,9 +364,7 @@ describe("without /proc/self/fd, a folder is checked again after it is used", ()
         swapForLink(box, "docs", box.outside),
         fallback
       )
-      const set = yield* build({ root: box.root }, race.fileSystem)
-      const result = yield* call(set, "search_files", { pattern: "match" })
-      assert.isTrue(race.swapped())
+      const result = yield* callRaced(race, { root: box.root }, "search_files", { pattern: "match" })
       assert.deepStrictEqual(jsonOf(result), { path: ".", matches: [], truncated: false })
     }))
 
@@ -505,9 +494,7 @@ describe("a folder made while its parent is swapped", () => {
         "before",
         swapForLink(box, "docs", box.outside)
       )
-      const set = yield* build({ root: box.root, write: true }, race.fileSystem)
-      const result = yield* call(set, "write_file", { path: "docs/new/notes.txt", content: "written" })
-      assert.isTrue(race.swapped())
+      const result = yield* callRaced(race, { root: box.root, write: true }, "write_file", { path: "docs/new/notes.txt", content: "written" })
       assert.deepStrictEqual(
         seen(result),
         denied("\"docs\" changed while a folder was being made in it; nothing was written")
