@@ -491,11 +491,8 @@ class Conversation {
    * from running, in call order, appended as the turn's answers.
    */
   stopped(stopped: ToolHooks.ToolRunStopped, calls: ReadonlyArray<ToolCall.ToolCall>): Stopped {
-    if (stopped instanceof Stopped) return stopped
     const finished = new Map(stopped.results.map((result) => [result.callId, result]))
-    const answers = calls.map((call) => finished.get(call.id) ?? notRun(call, `the run was stopped: ${stopped.reason}`))
-    for (const result of answers) this.toolResults.push(result)
-    this.messages.push(toolMessage(answers.map(toolResultPartOf)))
+    this.record(calls.map((call) => finished.get(call.id) ?? notRun(call, `the run was stopped: ${stopped.reason}`)))
     return new Stopped({
       reason: stopped.reason,
       results: stopped.results,
@@ -504,9 +501,14 @@ class Conversation {
     })
   }
 
-  readonly answered = (results: Array<ToolResult>): Effect.Effect<Result, unknown, unknown> => {
+  /** Appends a turn's answers, in call order: to the results, and to the transcript as one tool message. */
+  record(results: ReadonlyArray<ToolResult>): void {
     for (const result of results) this.toolResults.push(result)
     this.messages.push(toolMessage(results.map(toolResultPartOf)))
+  }
+
+  readonly answered = (results: Array<ToolResult>): Effect.Effect<Result, unknown, unknown> => {
+    this.record(results)
     if (this.turns < this.checked.maxTurns) return this.ask()
     const { maxTurns } = this.checked
     return Effect.fail(

@@ -510,8 +510,8 @@ export interface MemoryConnection {
    */
   readonly receive: Effect.Effect<string>
   /**
-   * The client's end as an MCP client transport, for `McpClient.fromTransport`: a request is sent with `send`, and
-   * gets the response with its id. It fails with `McpClientError` when the server's end is gone.
+   * The client's end as an MCP client transport, for `McpClient.fromTransport`: a request is handed to the server as
+   * it is (no text), and gets the response with its id. It fails with `McpClientError` when the server's end is gone.
    */
   readonly transport: EffectMcpClient.Transport
 }

@@ -130,9 +130,8 @@ export const interceptor = (
         Effect.catchCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.void : send(clientId, internalError(id)))
       ))
       if (fiber.pollUnsafe() === undefined) {
-        let calls = direct.running.get(clientId)
-        if (calls === undefined) direct.running.set(clientId, calls = new Map())
-        const running = calls
+        const running = direct.running.get(clientId) ?? new Map<string | number, Fiber.Fiber<unknown>>()
+        direct.running.set(clientId, running)
         running.set(id, fiber)
         fiber.addObserver(() => {
           if (running.get(id) === fiber) running.delete(id)
@@ -172,16 +171,20 @@ export const interceptor = (
         }
         case "initialize":
           // A client that starts over is served by Effect's server until it has initialized again.
-          direct.initialized.delete(clientId)
-          direct.levels.delete(clientId)
+          forget(clientId)
           return false
       }
       return false
     }
 
-    const disconnect = (clientId: number): Effect.Effect<void> => {
+    /** Forgets what the direct path knows of a client: whether it initialized, and its log level. */
+    const forget = (clientId: number): void => {
       direct.initialized.delete(clientId)
       direct.levels.delete(clientId)
+    }
+
+    const disconnect = (clientId: number): Effect.Effect<void> => {
+      forget(clientId)
       const calls = direct.running.get(clientId)
       direct.running.delete(clientId)
       return calls === undefined ? Effect.void : Effect.forEach(calls.values(), Fiber.interrupt, { discard: true })
