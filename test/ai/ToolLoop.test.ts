@@ -36,16 +36,10 @@ import {
 } from "../../src/testing/scriptedModel.ts"
 import { makeRecorder } from "../support/tracing.ts"
 import { CurrentUser } from "../support/userTools.ts"
+import { Add } from "../support/tools.ts"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Tools
-
-const Add = Tool.make("add", {
-  description: "Add two integers",
-  parameters: Schema.Struct({ left: Schema.Int, right: Schema.Int }),
-  success: Schema.Struct({ value: Schema.Int }),
-  call: ({ left, right }) => Effect.succeed({ value: left + right })
-})
 
 const GetWeather = Tool.make("get_weather", {
   description: "The weather in a city",

@@ -19,18 +19,12 @@ import {
 import * as Direct from "../../src/mcp/internal/direct.ts"
 import { McpClient, McpServer } from "../../src/mcp/index.ts"
 import { png } from "../fixtures/mcpData.ts"
+import { Add, Meta } from "../support/tools.ts"
 
 const Echo = Tool.make("echo", {
   description: "Echo the text back",
   parameters: Schema.Struct({ text: Schema.String }),
   call: ({ text }) => Effect.succeed(text)
-})
-
-const Add = Tool.make("add", {
-  description: "Add two integers",
-  parameters: Schema.Struct({ left: Schema.Int, right: Schema.Int }),
-  success: Schema.Struct({ value: Schema.Int }),
-  call: ({ left, right }) => Effect.succeed({ value: left + right })
 })
 
 const Fail = Tool.make("fail", {
@@ -46,12 +40,6 @@ const Media = Tool.make("media", {
     Effect.succeed(
       ToolOutput.content([ToolResultContent.text("a chart"), ToolResultContent.imageBase64(png, "image/png")])
     )
-})
-
-const Meta = Tool.make("meta", {
-  description: "The request's _meta",
-  parameters: Schema.Struct({}),
-  call: () => Effect.map(ToolContext.get(McpServer.RequestMeta), Option.getOrElse(() => ({})))
 })
 
 /** Reports progress and logs at every level it is given, in order. */
