@@ -11,6 +11,7 @@ import {
   ToolSet
 } from "../src/index.ts"
 import { isFrozenPlainJson } from "./support/frozenJson.ts"
+import { throwingProxy } from "./support/hostile.ts"
 
 class AuditKey extends Context.Service<AuditKey, number>()("test/AuditKey") {}
 
@@ -45,21 +46,6 @@ const throwingGetter = () => ({
   }
 })
 
-const hostileProxy = () =>
-  new Proxy({}, {
-    getPrototypeOf() {
-      throw new Error("SECRET trap text")
-    },
-    has() {
-      throw new Error("SECRET trap text")
-    },
-    ownKeys() {
-      throw new Error("SECRET trap text")
-    },
-    get() {
-      throw new Error("SECRET trap text")
-    }
-  })
 
 const unreadable: { status: "error"; kind: "other"; modelText: string } = {
   status: "error",
@@ -79,7 +65,7 @@ describe("dispatch under hostile input", () => {
 
   it.effect("an output that is a hostile proxy is kind other", () =>
     Effect.gen(function*() {
-      const result = yield* executeOnce(ToolSet.make(returning(hostileProxy)), { id: "1", name: "returning", arguments: {} })
+      const result = yield* executeOnce(ToolSet.make(returning(throwingProxy)), { id: "1", name: "returning", arguments: {} })
       assert.deepStrictEqual(
         summarize(result),
         {
@@ -94,7 +80,7 @@ describe("dispatch under hostile input", () => {
       const Failing = Tool.make("failing", {
         description: "Fails with a proxy",
         parameters: Schema.Struct({ die: Schema.Boolean }),
-        call: ({ die }) => die ? Effect.die(hostileProxy()) : Effect.fail(hostileProxy())
+        call: ({ die }) => die ? Effect.die(throwingProxy()) : Effect.fail(throwingProxy())
       })
       const set = ToolSet.make(Failing)
       for (const die of [false, true]) {
@@ -145,7 +131,7 @@ describe("dispatch under hostile input", () => {
         parameters: Schema.Struct({ secret: Schema.String }),
         call: ({ secret }) => Effect.succeed(secret)
       })
-      for (const args of [throwingGetter(), hostileProxy()]) {
+      for (const args of [throwingGetter(), throwingProxy()]) {
         const result = yield* executeOnce(ToolSet.make(Echo), { id: "1", name: "echo", arguments: args })
         const expected = "failed to parse tool arguments: the arguments could not be read"
         assert.deepStrictEqual(summarize(result), {
@@ -234,7 +220,7 @@ describe("dispatch under hostile input", () => {
         [{ id: "x", name: Object.create(null), arguments: {} }, "x"],
         [{ id: "x", name: Symbol("s"), arguments: {} }, "x"],
         [null, ""],
-        [hostileProxy(), ""]
+        [throwingProxy(), ""]
       ]
       for (const [call, callId] of calls) {
         const result = yield* executeOnce(set, call as ToolCall.ToolCall)

@@ -36,7 +36,7 @@ import {
 } from "../../src/testing/scriptedModel.ts"
 import { makeRecorder } from "../support/tracing.ts"
 import { CurrentUser } from "../support/userTools.ts"
-import { Add } from "../support/tools.ts"
+import { Add, transferGuard } from "../support/tools.ts"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Tools
@@ -65,16 +65,6 @@ const serve = <T extends Tool.Any, H extends ToolHooks.Any, A, E, R>(
   options: ToolServer.Options<T, H>,
   use: (server: ToolServer.ToolServer) => Effect.Effect<A, E, R>
 ) => Effect.provide(Effect.flatMap(Tools, use), ToolServer.layer(Tools, options))
-
-/** Denies transfers over 100. */
-const guard = ToolHooks.make({
-  onCall: (event) =>
-    Effect.succeed(
-      event.tool.name === "transfer" && (event.arguments as { readonly amount: number }).amount > 100
-        ? ToolHooks.deny("transfers over 100 need a human")
-        : ToolHooks.run
-    )
-})
 
 // ---------------------------------------------------------------------------------------------------------------
 // The transcript, as plain encoded messages
@@ -134,7 +124,7 @@ const failureOf = <A, E>(exit: Exit.Exit<A, E>): E => {
 describe("ToolLoop.run", () => {
   it.effect("two turns of parallel calls, one denied by a hook, then the final answer; the model sees it all", () =>
     Effect.gen(function*() {
-      const out = yield* serve({ tools: ToolSet.make(Add, GetWeather, Transfer), hooks: [guard] }, (server) =>
+      const out = yield* serve({ tools: ToolSet.make(Add, GetWeather, Transfer), hooks: [transferGuard] }, (server) =>
         ToolLoop.run({ tools: server, prompt: "Plan my trip", maxTurns: 3 }))
       const turn1 = [
         user("Plan my trip"),

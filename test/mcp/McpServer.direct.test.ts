@@ -10,7 +10,6 @@ import {
   Tool,
   ToolContext,
   ToolExecutionError,
-  ToolHooks,
   ToolOutput,
   ToolResultContent,
   ToolServer,
@@ -19,7 +18,7 @@ import {
 import * as Direct from "../../src/mcp/internal/direct.ts"
 import { McpClient, McpServer } from "../../src/mcp/index.ts"
 import { png } from "../fixtures/mcpData.ts"
-import { Add, Meta } from "../support/tools.ts"
+import { Add, Meta, transferGuard } from "../support/tools.ts"
 
 const Echo = Tool.make("echo", {
   description: "Echo the text back",
@@ -80,15 +79,6 @@ const hanging = Effect.gen(function*() {
 
 class Tools extends Context.Service<Tools, ToolServer.ToolServer<McpServer.RequestMeta>>()("test/direct/Tools") {}
 
-const guard = ToolHooks.make({
-  onCall: (event) =>
-    Effect.succeed(
-      event.tool.name === "transfer" && (event.arguments as { readonly amount: number }).amount > 100
-        ? ToolHooks.deny("transfers over 100 need a human")
-        : ToolHooks.run
-    )
-})
-
 /** A server of `tools` over a fresh in-memory connection, its raw JSON-RPC in both directions. */
 const connect = (extra: ReadonlyArray<Tool.Any> = []) =>
   Effect.gen(function*() {
@@ -98,7 +88,7 @@ const connect = (extra: ReadonlyArray<Tool.Any> = []) =>
         Layer.provide(connection.protocol),
         Layer.provide(ToolServer.layer(Tools, {
           tools: ToolSet.make(Echo, Add, Fail, Media, Meta, Chatty, Transfer, ...extra),
-          hooks: [guard]
+          hooks: [transferGuard]
         }))
       )
     )

@@ -18,6 +18,7 @@ import { ToolResult as ToolResultClass } from "../../src/ToolResult.ts"
 import * as ToolResultContent from "../../src/ToolResultContent.ts"
 import * as ToolSet from "../../src/ToolSet.ts"
 import { pixel, resultOf } from "./fixtures.ts"
+import { throwingProxy } from "../support/hostile.ts"
 
 // Long and distinct, so that finding one in a text field can only mean the data was put there.
 const payload = (label: string): string => btoa(`${label}: bytes that must never be read as text `.repeat(3))
@@ -537,22 +538,6 @@ const TranscriptSpec = Schema.Struct({
   entries: Schema.Array(EntrySpec),
   container: Schema.Literals(["ok", "throws", "entryThrows"])
 })
-
-const throwingProxy = (): object =>
-  new Proxy({}, {
-    get: () => {
-      throw new Error("read")
-    },
-    has: () => {
-      throw new Error("has")
-    },
-    ownKeys: () => {
-      throw new Error("keys")
-    },
-    getPrototypeOf: () => {
-      throw new Error("proto")
-    }
-  })
 
 const revokedProxy = (): object => {
   const { proxy, revoke } = Proxy.revocable([], {})

@@ -1,5 +1,5 @@
 import { Effect, Option, Schema } from "effect"
-import { Tool, ToolContext } from "../../src/index.ts"
+import { Tool, ToolContext, ToolHooks } from "../../src/index.ts"
 import { McpServer } from "../../src/mcp/index.ts"
 
 /** The typed `add` the tests of the loop and of MCP call: its output is an object, `{ value }`. */
@@ -15,4 +15,14 @@ export const Meta = Tool.make("meta", {
   description: "The request's _meta, as the tool sees it",
   parameters: Schema.Struct({}),
   call: () => Effect.map(ToolContext.get(McpServer.RequestMeta), Option.getOrElse(() => ({})))
+})
+
+/** A hook that denies transfers over 100 (`transfers over 100 need a human`), and lets every other call run. */
+export const transferGuard = ToolHooks.make({
+  onCall: (event) =>
+    Effect.succeed(
+      event.tool.name === "transfer" && (event.arguments as { readonly amount: number }).amount > 100
+        ? ToolHooks.deny("transfers over 100 need a human")
+        : ToolHooks.run
+    )
 })
