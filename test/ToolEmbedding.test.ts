@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { Tool, ToolEmbedding } from "../src/index.ts"
 import { withoutNegativeZero } from "./support/json.ts"
+import { typeErrorOf } from "./support/throws.ts"
 
 const GetWeather = Tool.make("get_weather", {
   description: "The weather forecast for a city",
@@ -14,17 +15,6 @@ const GetTime = Tool.make("get_time", {
   parameters: Schema.Struct({ city: Schema.String }),
   call: () => Effect.succeed("noon")
 })
-
-/** The message of the error `f` throws; fails the test when it throws none or something else. */
-const thrown = (f: () => unknown): string => {
-  try {
-    f()
-  } catch (error) {
-    assert.instanceOf(error, TypeError)
-    return (error as TypeError).message
-  }
-  assert.fail("expected a TypeError")
-}
 
 describe("ToolEmbedding.make", () => {
   it("defaults the docs to the name and description, and the context to null", () => {
@@ -67,21 +57,21 @@ describe("ToolEmbedding.make", () => {
 
   it("refuses something that is not a tool", () => {
     assert.strictEqual(
-      thrown(() => ToolEmbedding.make({ name: "fake" } as unknown as Tool.Any)),
+      typeErrorOf(() => ToolEmbedding.make({ name: "fake" } as unknown as Tool.Any)),
       "ToolEmbedding.make: the first argument is not a tool"
     )
   })
 
   it("refuses docs that are a string rather than a list, naming the tool", () => {
     assert.strictEqual(
-      thrown(() => ToolEmbedding.make(GetWeather, { docs: "rain" as unknown as Array<string> })),
+      typeErrorOf(() => ToolEmbedding.make(GetWeather, { docs: "rain" as unknown as Array<string> })),
       "tool `get_weather`: docs must be a list of strings"
     )
   })
 
   it("refuses a doc that is not a string, naming the tool and the doc", () => {
     assert.strictEqual(
-      thrown(() => ToolEmbedding.make(GetWeather, { docs: ["ok", 42 as unknown as string] })),
+      typeErrorOf(() => ToolEmbedding.make(GetWeather, { docs: ["ok", 42 as unknown as string] })),
       "tool `get_weather`: doc 1 is not a string"
     )
   })
@@ -97,7 +87,7 @@ describe("ToolEmbedding.make", () => {
     ]
     for (const [context, problem] of cases) {
       assert.strictEqual(
-        thrown(() => ToolEmbedding.make(GetWeather, { context: context as Schema.Json })),
+        typeErrorOf(() => ToolEmbedding.make(GetWeather, { context: context as Schema.Json })),
         `tool \`get_weather\`: the context must be JSON: ${problem}`
       )
     }

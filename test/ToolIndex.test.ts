@@ -4,6 +4,7 @@ import { AiError, EmbeddingModel } from "effect/ai"
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { Tool, ToolCall, ToolEmbedding, ToolIndex, ToolSet } from "../src/index.ts"
+import { typeErrorOf } from "./support/throws.ts"
 
 const City = Schema.Struct({ city: Schema.String })
 
@@ -180,26 +181,26 @@ describe("ToolIndex.make", () => {
     }))
 
   it("throws a TypeError, at the call, for anything but a list of embedding tools", () => {
-    const message = (f: () => unknown) => {
-      try {
-        f()
-      } catch (error) {
-        assert.instanceOf(error, TypeError)
-        return (error as TypeError).message
-      }
-      return assert.fail("expected a TypeError")
-    }
-    assert.strictEqual(message(() => ToolIndex.make(null as never)), "ToolIndex.make: expected a list of ToolEmbedding values")
-    assert.strictEqual(message(() => ToolIndex.make("get_time" as never)), "ToolIndex.make: expected a list of ToolEmbedding values")
     assert.strictEqual(
-      message(() => ToolIndex.make([ToolEmbedding.make(GetTime), GetWeather as never])),
+      typeErrorOf(() => ToolIndex.make(null as never)),
+      "ToolIndex.make: expected a list of ToolEmbedding values"
+    )
+    assert.strictEqual(
+      typeErrorOf(() => ToolIndex.make("get_time" as never)),
+      "ToolIndex.make: expected a list of ToolEmbedding values"
+    )
+    assert.strictEqual(
+      typeErrorOf(() => ToolIndex.make([ToolEmbedding.make(GetTime), GetWeather as never])),
       "ToolIndex.make: item 1 is not a ToolEmbedding (make one with ToolEmbedding.make)"
     )
     const shape = "ToolIndex.fromSearch: expected { tools: a list of names, search: a function }"
-    assert.strictEqual(message(() => ToolIndex.fromSearch({ tools: null as never, search: () => Effect.succeed([]) })), shape)
-    assert.strictEqual(message(() => ToolIndex.fromSearch({ tools: [], search: "no" as never })), shape)
     assert.strictEqual(
-      message(() => ToolIndex.fromSearch({ tools: ["a", 42 as never], search: () => Effect.succeed([]) })),
+      typeErrorOf(() => ToolIndex.fromSearch({ tools: null as never, search: () => Effect.succeed([]) })),
+      shape
+    )
+    assert.strictEqual(typeErrorOf(() => ToolIndex.fromSearch({ tools: [], search: "no" as never })), shape)
+    assert.strictEqual(
+      typeErrorOf(() => ToolIndex.fromSearch({ tools: ["a", 42 as never], search: () => Effect.succeed([]) })),
       "ToolIndex.fromSearch: tool 1 is neither a name nor a record with one"
     )
   })
