@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Exit, Schema } from "effect"
+import { Equal, Exit, Hash, Schema } from "effect"
 import { ToolResultContent } from "../src/index.ts"
 
 const encode = Schema.encodeUnknownSync(ToolResultContent.schema)
@@ -14,6 +14,25 @@ describe("ToolResultContent", () => {
       const json = ToolResultContent.json({ a: [1, null, "x"] })
       assert.instanceOf(json, ToolResultContent.Json)
       assert.deepStrictEqual({ ...json }, { _tag: "Json", value: { a: [1, null, "x"] } })
+    })
+
+    it("text and json make the very blocks their classes' constructors make", () => {
+      const pairs = [
+        [ToolResultContent.text("hello"), new ToolResultContent.Text({ text: "hello" })],
+        [ToolResultContent.json({ a: [1] }), new ToolResultContent.Json({ value: { a: [1] } })]
+      ] as const
+      for (const [made, constructed] of pairs) {
+        assert.strictEqual(Object.getPrototypeOf(made), Object.getPrototypeOf(constructed))
+        assert.deepStrictEqual(Reflect.ownKeys(made), Reflect.ownKeys(constructed))
+        for (const key of Reflect.ownKeys(made)) {
+          assert.deepStrictEqual(
+            Object.getOwnPropertyDescriptor(made, key),
+            Object.getOwnPropertyDescriptor(constructed, key)
+          )
+        }
+        assert.isTrue(Equal.equals(made, constructed))
+        assert.strictEqual(Hash.hash(made), Hash.hash(constructed))
+      }
     })
 
     it("imageBase64 and imageUrl build Image blocks with their source, media type and detail", () => {

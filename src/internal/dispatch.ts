@@ -94,11 +94,15 @@ interface Plan {
   /** The tool's `call`, held here too: a call reaches it without reading the tool. */
   readonly call: Tool.Any["call"]
   /**
-   * Checks the parsed arguments and gives what `call` receives: the Schema codec's decoding (its issue is formatted
-   * by `runTool`), or, for a runtime tool, the arguments themselves once its JSON Schema validator accepts them (its
-   * failures are already errors).
+   * Checks the parsed arguments and gives what `call` receives: for a tool of Schemas, the Schema codec's decoding
+   * (its issue is formatted by `decodeFailed`); for a runtime tool, `undefined`, as `check` does it.
    */
-  readonly decode: (input: unknown) => Effect.Effect<unknown, SchemaIssue.Issue | ToolExecutionError.ToolExecutionError>
+  readonly decode: ((input: unknown) => Effect.Effect<unknown, SchemaIssue.Issue>) | undefined
+  /**
+   * For a runtime tool, checks the parsed arguments with its JSON Schema validator, and freezes them: why they cannot
+   * run, or `undefined` when `call` receives them as they are.
+   */
+  readonly check: ((input: unknown) => ToolExecutionError.ToolExecutionError | undefined) | undefined
   /** Encodes a return value with the `success` Schema's JSON codec; the output conversion copies what it makes. */
   readonly encode: ((value: unknown) => Result.Result<unknown, EncodeFailure>) | undefined
   /** Checks a converted output against a runtime tool's output JSON Schema: a JSON output must match it. */
@@ -108,6 +112,25 @@ interface Plan {
   readonly limiter: Limiter | undefined
   readonly metrics: ToolMetrics
 }
+
+/**
+ * Whether a value is an Effect: `Effect.isEffect`, checked inline. The path every call takes asks a few times per
+ * call, and Effect's guards go through `Predicate.hasProperty`'s data-first-or-last wrapper each time.
+ */
+export const isEffectValue = (u: unknown): u is Effect.Effect<unknown, unknown, unknown> =>
+  (typeof u === "object" && u !== null || typeof u === "function") && Effect.TypeId in u
+
+/**
+ * The type id on the prototype of Effect's Exits, which `Exit.isExit` looks for: found once, on `Exit.void`. Should a
+ * version of Effect name it otherwise, `isExitValue` falls back to `Exit.isExit` (a test pins that it is found).
+ */
+export const exitTypeId: string | undefined = Object.keys(Object.getPrototypeOf(Exit.void)).find((key) =>
+  key.startsWith("~effect/Exit")
+)
+
+/** Whether an Effect is an Exit: `Exit.isExit`, checked inline. */
+export const isExitValue = <A, E, R>(effect: Effect.Effect<A, E, R>): effect is Exit.Exit<A, E> =>
+  exitTypeId === undefined ? Exit.isExit(effect) : exitTypeId in effect
 
 const plans = new WeakMap<Tool.Any, Plan>()
 
@@ -123,10 +146,10 @@ const planOf = (tool: Tool.Any): Plan => {
 // Compiled codecs are cached per Schema, not per tool: tools that share a Schema share its parser. Each codec is
 // handed to Effect's JIT compiler for its AST only (not globally); where code generation is not allowed (a strict
 // Content-Security-Policy, say) Effect falls back to its interpreter on its own, with the same results.
-const decoders = new WeakMap<Tool.AnySchema, Record<"ignore" | "error", Plan["decode"] | undefined>>()
+const decoders = new WeakMap<Tool.AnySchema, Record<"ignore" | "error", NonNullable<Plan["decode"]> | undefined>>()
 const encoders = new WeakMap<Tool.AnySchema, NonNullable<Plan["encode"]>>()
 
-const decoderOf = (schema: Tool.AnySchema, onExcessProperty: "ignore" | "error"): Plan["decode"] => {
+const decoderOf = (schema: Tool.AnySchema, onExcessProperty: "ignore" | "error"): NonNullable<Plan["decode"]> => {
   let bySetting = decoders.get(schema)
   if (bySetting === undefined) {
     bySetting = { ignore: undefined, error: undefined }
@@ -170,7 +193,7 @@ const makeEncoder = (schema: Tool.AnySchema): NonNullable<Plan["encode"]> => {
     // The parser answers a plain successful encoding with an Exit; anything else (a failure, an async step) goes
     // through its synchronous runner, which reports an async encoding as an issue.
     const first = encodeEffect(value)
-    const exit = Exit.isExit(first) ? first : encodeExit(value)
+    const exit = isExitValue(first) ? first : encodeExit(value)
     if (Exit.isSuccess(exit)) return Result.succeed(exit.value)
     const issue = Cause.findErrorOption(exit.cause as Cause.Cause<SchemaIssue.Issue>)
     return Option.isSome(issue)
@@ -180,35 +203,51 @@ const makeEncoder = (schema: Tool.AnySchema): NonNullable<Plan["encode"]> => {
 }
 
 /**
- * The `decode` of a runtime tool: its JSON Schema validator, compiled on the first call (a schema that does not
+ * The `check` of a runtime tool: its JSON Schema validator, compiled on the first call (a schema that does not
  * compile fails every call with `other`). Accepted arguments are passed on whole, every key kept, and frozen, as the
  * copy `parseArguments` makes of a parsed value already is, so that the tool cannot change what its result shows.
  */
-const jsonSchemaDecoder = (name: string, validator: JsonSchemaValidator): Plan["decode"] => (input) => {
+const jsonSchemaCheck = (name: string, validator: JsonSchemaValidator): NonNullable<Plan["check"]> => (input) => {
   const checked = validator.validate(input)
-  if (Result.isSuccess(checked)) return Exit.succeed(Object.isFrozen(input) ? input : deepFreeze(input))
+  if (Result.isSuccess(checked)) {
+    deepFreeze(input)
+    return undefined
+  }
   const failure = checked.failure
-  return Exit.fail(
-    failure._tag === "Mismatch"
-      ? ToolExecutionError.invalidArgs(`tool arguments did not match the schema:\n${failure.message}`)
-      : ToolExecutionError.makeSafe(
-        "other",
-        `the parameters JSON Schema of tool \`${name}\` cannot be used: ${failure.reason}`,
-        failure.cause
-      )
-  )
+  return failure._tag === "Mismatch"
+    ? ToolExecutionError.invalidArgs(`tool arguments did not match the schema:\n${failure.message}`)
+    : ToolExecutionError.makeSafe(
+      "other",
+      `the parameters JSON Schema of tool \`${name}\` cannot be used: ${failure.reason}`,
+      failure.cause
+    )
 }
 
-/** Freezes parsed JSON, without recursion: the host may allow any depth. */
-const deepFreeze = (root: unknown): unknown => {
-  const stack: Array<unknown> = [root]
-  while (stack.length > 0) {
-    const node = stack.pop()
-    if (typeof node !== "object" || node === null || Object.isFrozen(node)) continue
-    Object.freeze(node)
-    for (const key in node) stack.push((node as Record<string, unknown>)[key])
+/**
+ * Freezes parsed JSON (plain objects and arrays), without recursion: the host may allow any depth. Frozen nodes, as
+ * the copies of already-parsed values are, are not walked again; a flat object needs no stack.
+ */
+const deepFreeze = (root: unknown): void => {
+  let node = root
+  let stack: Array<object> | undefined
+  for (;;) {
+    if (typeof node === "object" && node !== null && !Object.isFrozen(node)) {
+      Object.freeze(node)
+      if (Array.isArray(node)) {
+        for (let i = 0; i < node.length; i++) {
+          const child: unknown = node[i]
+          if (typeof child === "object" && child !== null) (stack ??= []).push(child)
+        }
+      } else {
+        for (const key in node) {
+          const child: unknown = (node as Record<string, unknown>)[key]
+          if (typeof child === "object" && child !== null) (stack ??= []).push(child)
+        }
+      }
+    }
+    if (stack === undefined || stack.length === 0) return
+    node = stack.pop()
   }
-  return root
 }
 
 /** The `checkOutput` of a runtime tool with an output JSON Schema: a JSON output (one Json block) must match it. */
@@ -232,9 +271,8 @@ const makePlan = (tool: Tool.Any): Plan => {
   return {
     tool,
     call: tool.call,
-    decode: schemas !== undefined
-      ? jsonSchemaDecoder(tool.name, validatorOf(schemas.parameters))
-      : decoderOf(tool.parameters, tool.onExcessProperty),
+    decode: schemas !== undefined ? undefined : decoderOf(tool.parameters, tool.onExcessProperty),
+    check: schemas !== undefined ? jsonSchemaCheck(tool.name, validatorOf(schemas.parameters)) : undefined,
     encode: schemas !== undefined || tool.success === undefined ? undefined : encoderOf(tool.success),
     checkOutput: schemas?.outputSchema !== undefined ? outputChecker(validatorOf(schemas.outputSchema)) : undefined,
     timeoutMs: timeout === undefined ? undefined : Duration.toMillis(Duration.fromInputUnsafe(timeout)),
@@ -339,7 +377,7 @@ export const dispatchOne = <E>(
     const end = (result: ToolResult | undefined) =>
       endBatch(batch, stopped, result === undefined ? [] : [result], result!)
     const outcome = begin(fiber, registry(), call, limits, policy, batch, resumed)
-    return Effect.isEffect(outcome) ? Effect.flatMap(outcome, end) : end(outcome)
+    return isEffectValue(outcome) ? Effect.flatMap(outcome, end) : end(outcome)
   })
 
 /**
@@ -415,7 +453,7 @@ const begin = (
       // A call that finished synchronously has already ended its span with its result: nothing is left to
       // interrupt. Otherwise the caller interrupting `execute` produces no result; the span still ends, as
       // interrupted.
-      return Effect.isEffect(outcome)
+      return isEffectValue(outcome)
         ? Effect.onInterrupt(outcome, () => Effect.sync(() => self.endSpan(Exit.interrupt())))
         : Effect.succeed(outcome)
     }
@@ -435,9 +473,9 @@ type Now<A> = A | Effect.Effect<A, never, any>
 
 /** `f` after `now`: at once when `now` is a value. */
 const thenNow = <A, B>(now: Now<A>, f: (a: A) => Now<B>): Now<B> =>
-  Effect.isEffect(now) ? Effect.flatMap(now, (a) => toEffect(f(a))) : f(now)
+  isEffectValue(now) ? Effect.flatMap(now, (a) => toEffect(f(a))) : f(now)
 
-const toEffect = <A>(now: Now<A>): Effect.Effect<A, never, any> => Effect.isEffect(now) ? now : Effect.succeed(now)
+const toEffect = <A>(now: Now<A>): Effect.Effect<A, never, any> => isEffectValue(now) ? now : Effect.succeed(now)
 
 /**
  * One call on its way through the pipeline: what every step needs, in one object, and the one place a result is
@@ -674,13 +712,37 @@ const unparsed = (failure: { readonly _tag: string; readonly reason?: string }):
       : `failed to parse tool arguments: ${failure.reason}`
   )
 
-/** Steps 3 to 5: decode, run the tool, convert its output. */
+/** Steps 3 to 5: decode (or check), run the tool, convert its output. */
 const decodeAndRun = (self: Call, plan: Plan, args: unknown): Now<ToolResult | undefined> => {
+  if (plan.decode === undefined) {
+    const error = plan.check!(args)
+    return error === undefined ? runTool(self, plan, args) : self.fail(plan, error)
+  }
   const decoded = plan.decode(args)
   // A successful synchronous parse answers with an Exit: no extra step for it.
-  return Exit.isExit(decoded)
-    ? runTool(self, plan, decoded as Exit.Exit<unknown, SchemaIssue.Issue | ToolExecutionError.ToolExecutionError>)
-    : Effect.flatMap(Effect.exit(decoded), (exit) => toEffect(runTool(self, plan, exit)))
+  return isExitValue(decoded)
+    ? afterDecode(self, plan, decoded)
+    : Effect.flatMap(Effect.exit(decoded), (exit) => toEffect(afterDecode(self, plan, exit)))
+}
+
+/** Step 4 on with what a Schema decoded, or the failure to decode. */
+const afterDecode = (
+  self: Call,
+  plan: Plan,
+  decoded: Exit.Exit<unknown, SchemaIssue.Issue>
+): Now<ToolResult | undefined> => {
+  if (Exit.isSuccess(decoded)) return runTool(self, plan, decoded.value)
+  const issue = Cause.findErrorOption(decoded.cause)
+  return self.fail(
+    plan,
+    Option.isSome(issue)
+      ? ToolExecutionError.invalidArgs(`tool arguments did not match the schema:\n${formatIssues(issue.value)}`)
+      : ToolExecutionError.makeSafe(
+        "other",
+        "decoding the tool arguments failed unexpectedly",
+        Cause.squash(decoded.cause)
+      )
+  )
 }
 
 /**
@@ -709,7 +771,7 @@ const attemptCall = (
     approved: resumed?._tag === "Approve"
   })
   const decided = runHooks(policy.onCall, state, (exit) => decideCall(self, state, exit))
-  return Effect.isEffect(decided)
+  return isEffectValue(decided)
     ? Effect.flatMap(decided, () => toEffect(afterCallHooks(self, policy, plan, args, last, state)))
     : afterCallHooks(self, policy, plan, args, last, state)
 }
@@ -889,7 +951,7 @@ const complete = (
   if (policy.onResult.length === 0) return self.settle(self.plan, result)
   const state = new ResultState(self.event(), result)
   const reviewed = runHooks(policy.onResult, state, (exit) => decideResult(self, state, exit))
-  return Effect.isEffect(reviewed)
+  return isEffectValue(reviewed)
     ? Effect.map(reviewed, () => self.settle(self.plan, state.result))
     : self.settle(self.plan, state.result)
 }
@@ -984,18 +1046,20 @@ const runHooks = <S extends { readonly event: unknown }>(
   from = 0
 ): Effect.Effect<void, never, any> | undefined => {
   for (let index = from; index < hooks.length; index++) {
-    let effect: unknown
+    let returned: unknown
     try {
-      effect = hooks[index]!(state.event)
+      returned = hooks[index]!(state.event)
     } catch (thrown) {
-      effect = Exit.die(thrown)
+      returned = Exit.die(thrown)
     }
-    if (!Effect.isEffect(effect)) effect = Exit.die(new TypeError(`a hook returned ${describeError(effect)}, not an Effect`))
-    if (Exit.isExit(effect)) {
+    const effect = isEffectValue(returned)
+      ? returned as Effect.Effect<unknown, unknown, any>
+      : Exit.die(new TypeError(`a hook returned ${describeError(returned)}, not an Effect`))
+    if (isExitValue(effect)) {
       if (applySafely(apply, effect)) return undefined
       continue
     }
-    return Effect.flatMap(Effect.exit(effect as Effect.Effect<unknown, unknown, any>), (exit) => {
+    return Effect.flatMap(Effect.exit(effect), (exit) => {
       if (applySafely(apply, exit)) return Effect.void
       return runHooks(hooks, state, apply, index + 1) ?? Effect.void
     })
@@ -1059,24 +1123,7 @@ const limit = (value: unknown, fallback: number): number =>
   typeof value === "number" && value >= 0 && Number.isFinite(value) ? Math.floor(value) : fallback
 
 /** Steps 4 to 6: run `call` with a fresh ToolContext under the tool's timeout, convert its output, build the result. */
-const runTool = (
-  self: Call,
-  plan: Plan,
-  decoded: Exit.Exit<unknown, SchemaIssue.Issue | ToolExecutionError.ToolExecutionError>
-): Now<ToolResult | undefined> => {
-  if (Exit.isFailure(decoded)) {
-    const issue = Cause.findErrorOption(decoded.cause)
-    const error = Option.isSome(issue)
-      ? ToolExecutionError.isToolExecutionError(issue.value)
-        ? issue.value
-        : ToolExecutionError.invalidArgs(`tool arguments did not match the schema:\n${formatIssues(issue.value)}`)
-      : ToolExecutionError.makeSafe(
-        "other",
-        "decoding the tool arguments failed unexpectedly",
-        Cause.squash(decoded.cause)
-      )
-    return self.fail(plan, error)
-  }
+const runTool = (self: Call, plan: Plan, args: unknown): Now<ToolResult | undefined> => {
   const toolLimiter = plan.limiter
   const serverLimiter = self.server?.policy.limiter
   // Under limits on calls in flight, a call holds a permit of each while its tool runs. When both are free, the
@@ -1085,16 +1132,16 @@ const runTool = (
   // Otherwise the call waits for them, and the tool is called only once it holds them.
   let queue = self.server?.policy.queue
   let called: Effect.Effect<unknown, unknown, any> | ToolResult
-  if (toolLimiter === undefined && serverLimiter === undefined) called = eagerCall(self, plan, decoded.value)
+  if (toolLimiter === undefined && serverLimiter === undefined) called = eagerCall(self, plan, args)
   else if (acquire(toolLimiter, serverLimiter)) {
     try {
-      called = eagerCall(self, plan, decoded.value)
+      called = eagerCall(self, plan, args)
     } finally {
       toolLimiter?.release()
       serverLimiter?.release()
     }
     queue = undefined
-  } else called = deferredCall(self, plan, decoded.value)
+  } else called = deferredCall(self, plan, args)
   if (called instanceof ToolResult) return called
   let program = called
   const context = new CallContext(self.id, plan.tool.name)
@@ -1147,11 +1194,11 @@ const eagerCall = (self: Call, plan: Plan, args: unknown): Effect.Effect<unknown
   try {
     program = plan.call.call(plan.tool, args as never)
     // Telling what came back reads it (`in` checks, an Exit's fields): a proxy's traps may throw there too.
-    if (!Effect.isEffect(program)) {
+    if (!isEffectValue(program)) {
       // A runtime-built or JavaScript tool can return anything, a Promise say: that is a defect, not a dead dispatch.
       return self.fail(plan, defectError(notAnEffect()))
     }
-    if (Exit.isExit(program)) {
+    if (isExitValue(program)) {
       finished = Exit.isSuccess(program) ? "success" : "failure"
       settled = Exit.isSuccess(program) ? program.value : program.cause
     }
@@ -1174,7 +1221,7 @@ const deferredCall = (self: Call, plan: Plan, args: unknown): Effect.Effect<unkn
   Effect.suspend(() => {
     if (self.server?.batch.stopped !== undefined) return Effect.fail(NotStarted)
     const program: unknown = plan.call.call(plan.tool, args as never)
-    return Effect.isEffect(program) ? program as Effect.Effect<unknown, unknown, any> : Effect.die(notAnEffect())
+    return isEffectValue(program) ? program as Effect.Effect<unknown, unknown, any> : Effect.die(notAnEffect())
   })
 
 /** The batch stopped before the tool got its permit: the call has no result. Never escapes dispatch. */

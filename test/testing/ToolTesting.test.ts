@@ -767,7 +767,8 @@ describe("ToolTesting.checkTotal", () => {
     Effect.gen(function*() {
       const echoingDecoder = tampered(echoSet, new Map([["echo", {
         ...echoPlan,
-        decode: (input: unknown) => Exit.fail(ToolExecutionError.invalidArgs(`bad: ${JSON.stringify(input)}`))
+        decode: undefined,
+        check: (input: unknown) => ToolExecutionError.invalidArgs(`bad: ${JSON.stringify(input)}`)
       }]]))
       const echoed = yield* falsified(ToolTesting.checkTotal(echoingDecoder), { calls: [invalidCall], concurrency: 1 })
       assert.deepStrictEqual(
