@@ -1,7 +1,8 @@
 // The contenders of the per-call comparison. Every one gets the same `add` tool ({left:int,right:int} → {value:int}),
 // receives the arguments as the JSON text a model emits, and ends with what its framework would send back to the
 // model. Each contender exposes `run(n)`: n calls in a row (sync or async), returning a value the caller keeps alive.
-import { Effect, Schema, Tracer } from "effect"
+import { Ajv } from "ajv"
+import { Effect, Exit, Schema, Tracer } from "effect"
 import { Tool as AiTool, Toolkit as AiToolkit } from "effect/ai"
 import * as Stream from "effect/Stream"
 import { DynamicTool, ToolCall, ToolSet, Tool } from "effect-llm-tools"
@@ -208,6 +209,31 @@ export const makeContenders = async () => {
     "ours",
     false,
     (i) => Effect.runSync(ToolSet.execute(dynamicSet, callAt(i)))
+  )
+  // What any Effect dispatch that checks a JSON-schema tool's call as ours does must do at the least, hand-written for
+  // this one tool: parse, validate the arguments, freeze them, call, make a frozen copy of the output, validate it, and
+  // time the call, in one Effect run, ending with a bare result object. No lookup, limits, metrics, span check or
+  // typed output: a bound, not a contender.
+  const boundAjv = new Ajv({ allErrors: true })
+  const boundArguments = boundAjv.compile(addParametersJsonSchema)
+  const boundOutput = boundAjv.compile(addOutputJsonSchema)
+  const boundCall = (args) => Effect.succeed({ value: args.left + args.right })
+  add(
+    "bound: a validated JSON-schema call by hand (parse, validate, freeze, call, copy, validate, time), runSync/call",
+    "floor",
+    false,
+    (i) =>
+      Effect.runSync(Effect.withFiber(() => {
+        const startedAt = performance.now()
+        const args = JSON.parse(textAt(i))
+        if (!boundArguments(args)) throw new Error("invalid arguments")
+        const returned = boundCall(Object.freeze(args))
+        if (!Exit.isExit(returned) || !Exit.isSuccess(returned)) throw new Error("the call failed")
+        const output = Object.freeze({ value: returned.value.value })
+        if (!boundOutput(output)) throw new Error("invalid output")
+        const content = [{ _tag: "Json", value: output }]
+        return Effect.succeed({ status: "success", output: { content }, durationMs: performance.now() - startedAt })
+      }))
   )
   add(
     "ours: ToolSet.execute, runSync/call, recording tracer",
