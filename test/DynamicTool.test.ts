@@ -93,6 +93,32 @@ describe("DynamicTool.make", () => {
         assert.deepStrictEqual(result.arguments, { list: [1] })
       }))
 
+    it.effect("every array and object of the arguments a tool receives is frozen, however deep", () =>
+      Effect.gen(function*() {
+        let seen: unknown
+        const Nested = DynamicTool.make("nested", {
+          description: "Keeps its arguments",
+          parameters: { type: "object" },
+          call: (args) =>
+            Effect.sync(() => {
+              seen = args
+              return "kept"
+            })
+        })
+        const text = JSON.stringify({ a: [{ b: [[{ c: {} }], []] }, 1, null], d: { e: { f: ["x"] } } })
+        const result = yield* execute(ToolSet.make(Nested), call("nested", text))
+        assert.strictEqual(result.status, "success")
+        const unfrozen: Array<unknown> = []
+        const walk = (node: unknown): void => {
+          if (typeof node !== "object" || node === null) return
+          if (!Object.isFrozen(node)) unfrozen.push(node)
+          for (const child of Object.values(node)) walk(child)
+        }
+        walk(seen)
+        assert.deepStrictEqual(unfrozen, [])
+        assert.deepStrictEqual(seen, JSON.parse(text))
+      }))
+
     it.effect("a mismatch is invalid_args naming each path and keyword, without the values sent", () =>
       Effect.gen(function*() {
         const secret = "sk-live-SECRET-4711"

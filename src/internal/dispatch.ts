@@ -95,7 +95,7 @@ interface Plan {
   readonly call: Tool.Any["call"]
   /**
    * Checks the parsed arguments and gives what `call` receives: for a tool of Schemas, the Schema codec's decoding
-   * (its issue is formatted by `decodeFailed`); for a runtime tool, `undefined`, as `check` does it.
+   * (its issue is formatted by `afterDecode`); for a runtime tool, `undefined`, as `check` does it.
    */
   readonly decode: ((input: unknown) => Effect.Effect<unknown, SchemaIssue.Issue>) | undefined
   /**
