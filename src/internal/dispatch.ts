@@ -432,8 +432,10 @@ const begin = (
   // A stopped batch starts no more calls.
   if (batch?.stopped !== undefined) return undefined
   const self = new Call(registry, call, limits, fiber.context, policy, batch, resumed)
-  // Effect's default tracer observes nothing: the span is skipped unless a tracing backend is installed.
-  if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return runCall(self)
+  // Effect's default tracer observes nothing: the span is skipped unless a tracing backend is installed. The fiber's
+  // cache holds the tracer its context sets, if any, without a lookup.
+  const tracer = fiber.cache.tracer
+  if (tracer === undefined || tracer === Tracer.nativeTracer) return runCall(self)
   // The span is made by Effect (parent, sampling, propagation and span annotations as Effect decides) and ended
   // by `settle` with the result, which saves the extra fiber steps of `Effect.useSpan` on every call. It becomes
   // the parent of the tool's own spans when the tool runs (see runTool).
