@@ -752,6 +752,9 @@ const deep = (depth: number): unknown => {
 const blockOf = (spec: BlockSpec, index: number): unknown => {
   const data = payloadOf(spec, index)
   const mediaType = spec.mediaType
+  // A comma ends a data URL's header: one in the media type would make the payload the URL's plain-text content
+  // (`data:,;base64,…`), which adapters rightly show as text. The payload of these URLs is base64.
+  const urlType = mediaType?.replaceAll(",", "")
   const make = <A>(Block: new(fields: never) => A, fields: Record<string, unknown>): A => new Block(fields as never)
   switch (spec.kind) {
     case "text":
@@ -785,7 +788,7 @@ const blockOf = (spec: BlockSpec, index: number): unknown => {
     case "imageUrl":
       return ToolResultContent.imageUrl(`https://example.com/${ascii(spec.text)}`, mediaType)
     case "imageDataUrl":
-      return ToolResultContent.imageUrl(`data:${mediaType ?? "image/png"};base64,${data}`)
+      return ToolResultContent.imageUrl(`data:${urlType ?? "image/png"};base64,${data}`)
     case "imageDataUrlNoType":
       return ToolResultContent.imageUrl(`data:;base64,${data}`, mediaType)
     case "imageMalformed":
@@ -801,7 +804,7 @@ const blockOf = (spec: BlockSpec, index: number): unknown => {
     case "fileUrl":
       return ToolResultContent.fileUrl(`https://example.com/${ascii(spec.text)}`, mediaType ?? "application/pdf")
     case "fileDataUrl":
-      return ToolResultContent.fileUrl(`data:${mediaType ?? "application/zip"};base64,${data}`, mediaType as string)
+      return ToolResultContent.fileUrl(`data:${urlType ?? "application/zip"};base64,${data}`, mediaType as string)
     case "fileMalformed":
       return ToolResultContent.fileUrl(`data:application/zip;base64${data}`, "application/zip")
     case "filePercentDataUrl":
@@ -809,7 +812,7 @@ const blockOf = (spec: BlockSpec, index: number): unknown => {
     case "link":
       return ToolResultContent.resourceLink({ uri: `https://example.com/${ascii(spec.text)}`, name: spec.text })
     case "linkDataUrl":
-      return ToolResultContent.resourceLink({ uri: `data:${mediaType ?? ""};base64,${data}`, name: spec.text })
+      return ToolResultContent.resourceLink({ uri: `data:${urlType ?? ""};base64,${data}`, name: spec.text })
     case "linkMalformed":
       return ToolResultContent.resourceLink({ uri: `data:application/pdf;base64,${data}=====`, name: spec.text })
     case "plainObject":
