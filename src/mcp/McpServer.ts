@@ -643,21 +643,14 @@ export const memory: Effect.Effect<MemoryConnection> = Effect.gen(function*() {
     protocol: Layer.effect(RpcServer.Protocol, protocol),
     send: (text) =>
       Effect.suspend(() => {
-        let messages: ReadonlyArray<RpcMessage.FromClientEncoded>
-        try {
-          messages = parser.decode(text) as ReadonlyArray<RpcMessage.FromClientEncoded>
-        } catch {
-          // Text that is not JSON is answered as JSON-RPC says, and the connection goes on.
-          return Queue.offer(toClient, parseError)
-        }
-        return writeAll(messages)
+        // Text that holds no message is answered as JSON-RPC says, and the connection goes on.
+        const messages = Direct.readMessages(parser, text)
+        return typeof messages === "string" ? Queue.offer(toClient, messages) : writeAll(messages)
       }),
     receive: Queue.take(toClient),
     transport
   }
 })
-
-const parseError = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } })
 
 /** A JSON-RPC request or notification of the client, as Effect's server reads one. */
 const requestOf = (message: McpSchema.JsonRpcRequest | McpSchema.JsonRpcNotification): RpcMessage.RequestEncoded =>

@@ -302,7 +302,7 @@ describe("McpServer over an in-memory connection: the direct path", () => {
       assert.deepStrictEqual((yield* read(4)).result.content, [{ type: "text", text: "alive" }])
     }).pipe(Effect.scoped))
 
-  it.effect("text that is not JSON is answered with a parse error, and the connection goes on", () =>
+  it.effect("text that is no message is answered, with a null id, and the connection goes on", () =>
     Effect.gen(function*() {
       const { connection, initialize, send, until } = yield* connect()
       yield* connection.send("{ not json")
@@ -311,6 +311,23 @@ describe("McpServer over an in-memory connection: the direct path", () => {
         id: null,
         error: { code: -32700, message: "Parse error" }
       })
+      for (const text of ["null", "[]", "{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}", "{\"a\":1}"]) {
+        yield* connection.send(text)
+        assert.deepStrictEqual(JSON.parse(yield* connection.receive), {
+          jsonrpc: "2.0",
+          id: null,
+          error: { code: -32600, message: "Invalid Request" }
+        }, text)
+      }
+      // Before `initialize`, a request other than ping is refused, saying so; ping is answered.
+      yield* send({ jsonrpc: "2.0", id: 9, method: "tools/list" })
+      const { code, message } = answer(yield* until(9)).error
+      assert.deepStrictEqual({ code, message }, {
+        code: -32600,
+        message: "Invalid Request: the session is not initialized; send initialize first"
+      })
+      yield* send({ jsonrpc: "2.0", id: 10, method: "ping" })
+      assert.deepStrictEqual(answer(yield* until(10)), { jsonrpc: "2.0", result: {} })
       yield* initialize(1)
       yield* send({ jsonrpc: "2.0", id: 2, method: "ping" })
       assert.deepStrictEqual(answer(yield* until(2)), { jsonrpc: "2.0", result: {} })
@@ -398,11 +415,15 @@ describe("McpServer over stdio: the direct path reads lines as they come", () =>
     JSON.stringify(call(4, "unknown", {})),
     `  ${JSON.stringify(call(5, "echo", { text: "spaced" }))}\r`,
     JSON.stringify({ jsonrpc: "2.0", id: 6, method: "ping" }),
-    JSON.stringify(call(8, "boom", {}))
+    JSON.stringify(call(8, "boom", {})),
+    " \t",
+    "null",
+    JSON.stringify({ jsonrpc: "2.0", id: null, method: "ping" })
   ]
   const input = `${lines.join("\n")}\n${JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" })}`
-  // What Effect's server reads: every line the direct path does not take, as it came; the last, unended, too.
-  const forwarded = [lines[0], lines[1], lines[3], lines[4], lines[5], lines[7]].map((line) => `${line}\n`).join("") +
+  // What Effect's server reads: every message the direct path does not take, as it came; the last, unended, too.
+  // Lines that are no message are not: one it cannot read would cost every message read with it.
+  const forwarded = [lines[0], lines[1], lines[4], lines[5], lines[7]].map((line) => `${line}\n`).join("") +
     JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" })
 
   it.effect.prop(
@@ -423,14 +444,18 @@ describe("McpServer over stdio: the direct path reads lines as they come", () =>
         )
         const stdio = Context.get(context, Stdio.Stdio)
         const read = yield* Stream.runCollect(Stream.decodeText(stdio.stdin))
-        assert.strictEqual(read.join(""), forwarded)
-        while (written.join("").split("\n").length < 4) yield* Effect.yieldNow
+        assert.deepStrictEqual(read.join("").split("\n"), forwarded.split("\n"))
+        while (written.join("").split("\n").length < 7) yield* Effect.yieldNow
         const answers = written.join("").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line))
         assert.deepStrictEqual(answers, [
           { jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: "héllo ✓ 🎉" }] } },
+          // Text that is not JSON, JSON that is no message, a request with a null id: answered, with a null id.
+          { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } },
           { jsonrpc: "2.0", id: 5, result: { content: [{ type: "text", text: "spaced" }] } },
           // A call that died: JSON-RPC's internal error, as Effect's stdio server writes one.
-          { jsonrpc: "2.0", id: 8, error: { code: -32603, message: "Internal error" } }
+          { jsonrpc: "2.0", id: 8, error: { code: -32603, message: "Internal error" } },
+          { jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request" } },
+          { jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request" } }
         ])
       }).pipe(Effect.scoped),
     { arbitrary: { runs: 25 } }

@@ -10,8 +10,13 @@
  *   notifications before it (logs at the level the client set with `logging/setLevel`, `info` until it does);
  * - `notifications/cancelled` of such a call interrupts its fiber (its finalizers run), and nothing answers it; a call
  *   that dies is answered with JSON-RPC's internal error, as Effect's server answers a defect;
+ * - a request before `initialize` (but `ping`) is answered with an invalid request, saying to initialize first
+ *   (Effect's server would fail it as an internal error);
  * - everything else (initialization, listings, ping, a call of a tool that is not served, malformed requests) goes to
  *   Effect's server, which answers as it always does.
+ *
+ * Over stdio, a line that is no message (blank, not JSON, not a request or response, or a request with a null id) is
+ * answered here too, and never reaches Effect's server, which would drop the other messages read with it.
  *
  * @internal
  */
@@ -67,6 +72,8 @@ export type Serve = (
  */
 export class Direct {
   serve: Serve | undefined = undefined
+  /** The clients that sent `initialize`. */
+  readonly started = new Set<number>()
   /** The clients that sent `notifications/initialized`. */
   readonly initialized = new Set<number>()
   /** The level each client set with `logging/setLevel`; `info` until it does. */
@@ -156,6 +163,14 @@ export const interceptor = (
 
     const handle = (clientId: number, message: RpcMessage.FromClientEncoded): boolean => {
       if (message._tag !== "Request") return false
+      // Effect's server can answer no request but these before `initialize` (it fails them as internal errors).
+      if (
+        message.isNotification !== true && !direct.started.has(clientId) && message.tag !== "initialize" &&
+        message.tag !== "ping"
+      ) {
+        runFork(send(clientId, notInitialized(message.id)))
+        return true
+      }
       switch (message.tag) {
         case "tools/call":
           return message.isNotification !== true && call(clientId, message)
@@ -172,6 +187,7 @@ export const interceptor = (
         case "initialize":
           // A client that starts over is served by Effect's server until it has initialized again.
           forget(clientId)
+          direct.started.add(clientId)
           return false
       }
       return false
@@ -185,6 +201,7 @@ export const interceptor = (
 
     const disconnect = (clientId: number): Effect.Effect<void> => {
       forget(clientId)
+      direct.started.delete(clientId)
       const calls = direct.running.get(clientId)
       direct.running.delete(clientId)
       return calls === undefined ? Effect.void : Effect.forEach(calls.values(), Fiber.interrupt, { discard: true })
@@ -248,7 +265,10 @@ export const stdio = (direct: Direct): Layer.Layer<Stdio.Stdio, never, Stdio.Std
       const decoder = new TextDecoder()
       const encoder = new TextEncoder()
       let pending = ""
-      /** The complete lines of a chunk, to be read: those the direct path does not take are forwarded as they came. */
+      /**
+       * The complete lines of a chunk, to be read: those the direct path neither takes nor answers are forwarded as
+       * they came, together.
+       */
       const read = (chunk: Uint8Array): void => {
         const text = pending + decoder.decode(chunk, { stream: true })
         const end = text.lastIndexOf("\n")
@@ -259,27 +279,32 @@ export const stdio = (direct: Direct): Layer.Layer<Stdio.Stdio, never, Stdio.Std
         pending = text.slice(end + 1)
         let kept = ""
         for (const line of text.slice(0, end).split("\n")) {
-          if (!taken(line)) kept += `${line}\n`
+          if (forwards(line, true)) kept += `${line}\n`
         }
         if (kept !== "") Queue.offerUnsafe(forwarded, encoder.encode(kept))
       }
-      // A single message the direct path takes; batches, and text that is not JSON, are Effect's server's.
-      const taken = (line: string): boolean => {
-        if (!line.trimStart().startsWith("{")) return false
-        let messages: ReadonlyArray<unknown>
-        try {
-          messages = parser.decode(line)
-        } catch {
+      /**
+       * Whether Effect's server is to read a line. Not when the direct path takes it (a message alone, when `mayTake`),
+       * nor when it is no message (see {@link readMessages}): Effect's stdio server reads what it is given a chunk at a
+       * time, and one line it cannot read costs every message of its chunk, unanswered. A blank line is skipped.
+       */
+      const forwards = (line: string, mayTake: boolean): boolean => {
+        if (line.trim() === "") return false
+        const messages = readMessages(parser, line)
+        if (typeof messages === "string") {
+          Queue.offerUnsafe(out, `${messages}\n`)
           return false
         }
-        return messages.length === 1 && handle(0, messages[0] as RpcMessage.FromClientEncoded)
+        // A batch, even of one message, is Effect's server's: its answer is a batch too.
+        return !(mayTake && messages.length === 1 && line.trimStart().startsWith("{") && handle(0, messages[0]!))
       }
       yield* real.stdin.pipe(
         Stream.runForEach((chunk) => Effect.sync(() => read(chunk))),
         Effect.ignore,
         Effect.ensuring(Effect.suspend(() => {
+          // The last line, unended: read as the others, but left to Effect's server, as the client is leaving.
           const rest = pending + decoder.decode()
-          if (rest !== "") Queue.offerUnsafe(forwarded, encoder.encode(rest))
+          if (forwards(rest, false)) Queue.offerUnsafe(forwarded, encoder.encode(rest))
           return Effect.andThen(disconnect(0), Queue.end(forwarded))
         })),
         Effect.forkScoped
@@ -295,6 +320,54 @@ export const stdio = (direct: Direct): Layer.Layer<Stdio.Stdio, never, Stdio.Std
       })
     })
   )
+
+/**
+ * The messages of one client's text, as Effect's server reads them, or, for text that holds none, the JSON-RPC error
+ * to answer (with a null id, as JSON-RPC answers what has no id): a parse error for text that is not JSON, an invalid
+ * request for JSON that is neither a request nor a response (not an object, an empty batch, an object without a method
+ * or an id) and for a request whose id is `null`, which MCP forbids. Effect's server would leave those unanswered, or
+ * answer a null id with `""`.
+ */
+export const readMessages = (
+  parser: RpcSerialization.Parser,
+  text: string
+): ReadonlyArray<RpcMessage.FromClientEncoded> | string => {
+  let messages: ReadonlyArray<RpcMessage.FromClientEncoded>
+  try {
+    messages = parser.decode(text) as ReadonlyArray<RpcMessage.FromClientEncoded>
+  } catch {
+    return parseError
+  }
+  const single = messages.length === 1 ? messages[0]! : undefined
+  // The parser reads a message without a method as a response (an Exit), as clients send them too; it reads an id
+  // that is `null` or missing as `""`, which a client may also send: the text is read again, only then.
+  const shape = single as { readonly _tag: string; readonly requestId?: unknown } | undefined
+  const noId = single?._tag === "Request"
+    ? single.isNotification !== true && single.id === ""
+    : shape?._tag === "Exit" && shape.requestId === ""
+  return messages.length === 0 || noId && hasNoId(text) ? invalidRequest : messages
+}
+
+const parseError = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } })
+const invalidRequest = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request" } })
+
+const hasNoId = (text: string): boolean => {
+  const parsed: unknown = JSON.parse(text)
+  return isPlainObject(parsed) && (parsed.id === null || parsed.id === undefined)
+}
+
+/** The answer to a request before `initialize`: an invalid request, saying what to send first. */
+const notInitialized = (id: string | number): RpcMessage.FromServerEncoded => ({
+  _tag: "Exit",
+  requestId: id,
+  exit: {
+    _tag: "Failure",
+    cause: [{
+      _tag: "Fail",
+      error: { code: -32600, message: "Invalid Request: the session is not initialized; send initialize first" }
+    }]
+  }
+})
 
 /** The answer to a call that died: JSON-RPC's internal error, nothing of the defect. */
 const internalError = (id: string | number): RpcMessage.FromServerEncoded => ({
