@@ -139,17 +139,19 @@ const protocols = [McpProtocol.v2025_11_25, McpProtocol.v2025_06_18, McpProtocol
 
 /**
  * The definition of a tool as `tools/list` gives it: its input schema as it is, its output schema when it describes an
- * object (MCP's only kind), its title, and its annotations as MCP's hints.
+ * object (MCP's only kind), its title, and its annotations as MCP's hints (a read-only tool is not destructive).
  *
  * @category converters
  * @since 0.1.0
  */
 export const toMcpTool = (definition: ToolDefinition.ToolDefinition): McpSchema.Tool => {
   const annotations = definition.annotations
+  const destructive = annotations.destructive ?? (annotations.readOnly === true ? false : undefined)
   const hints = {
     ...(annotations.title === undefined ? {} : { title: annotations.title }),
     ...(annotations.readOnly === undefined ? {} : { readOnlyHint: annotations.readOnly }),
-    ...(annotations.destructive === undefined ? {} : { destructiveHint: annotations.destructive }),
+    // A read-only tool changes nothing, so it destroys nothing: MCP's default (`true`) would contradict it.
+    ...(destructive === undefined ? {} : { destructiveHint: destructive }),
     ...(annotations.idempotent === undefined ? {} : { idempotentHint: annotations.idempotent }),
     ...(annotations.openWorld === undefined ? {} : { openWorldHint: annotations.openWorld })
   }

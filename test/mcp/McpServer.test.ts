@@ -167,7 +167,13 @@ describe.each([["stdio", overStdio], ["Streamable HTTP", overHttp]] as const)("M
     assert.deepStrictEqual(echo.inputSchema.required, ["text"])
     assert.strictEqual(echo.title, "Echo")
     assert.strictEqual(echo.description, "Echo the text back")
-    assert.include(echo.annotations ?? {}, { title: "Echo", readOnlyHint: true, idempotentHint: true })
+    // Read-only, so not destructive (MCP's default for a hint left out is destructive).
+    assert.include(echo.annotations ?? {}, {
+      title: "Echo",
+      readOnlyHint: true,
+      idempotentHint: true,
+      destructiveHint: false
+    })
     assert.strictEqual(echo.outputSchema, undefined)
     assert.strictEqual(byName.get("transfer")!.annotations?.destructiveHint, true)
     assert.deepStrictEqual(byName.get("weather")!.outputSchema?.required, ["city", "celsius"])
@@ -361,6 +367,70 @@ describe("McpServer over Streamable HTTP: requests it refuses", () => {
     const big = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping", params: { pad: "x".repeat(70 * 1024) } })
     assert.strictEqual(await post({}, big), 413)
   })
+})
+
+describe("McpServer over stdio: lines that are no message", () => {
+  /** Writes `text` to a fresh stdio server in one write, and gives the answers once `count` have come. */
+  const answersTo = (text: string, count: number) =>
+    new Promise<Array<Record<string, unknown>>>((resolve, reject) => {
+      const child = spawn(process.execPath, ["--import", "tsx", fixture, "stdio"], { stdio: ["pipe", "pipe", "pipe"] })
+      const answers: Array<Record<string, unknown>> = []
+      let buffer = ""
+      const timer = setTimeout(() => {
+        child.kill()
+        reject(new Error(`${answers.length} of ${count} answers within 20 s: ${JSON.stringify(answers)}`))
+      }, 20_000)
+      child.stdout!.on("data", (chunk: Buffer) => {
+        buffer += chunk.toString()
+        let end: number
+        while ((end = buffer.indexOf("\n")) >= 0) {
+          answers.push(JSON.parse(buffer.slice(0, end)))
+          buffer = buffer.slice(end + 1)
+        }
+        if (answers.length >= count) {
+          clearTimeout(timer)
+          child.kill()
+          resolve(answers)
+        }
+      })
+      child.on("error", reject)
+      child.stdin!.write(text)
+    })
+
+  const ping = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "ping" })
+
+  it("answers each of them, and every message written with them", async () => {
+    const text = [
+      ping(1),
+      "{oops",
+      "   ",
+      "null",
+      "[]",
+      JSON.stringify({ jsonrpc: "2.0", id: null, method: "ping" }),
+      JSON.stringify({ jsonrpc: "2.0", result: {} }),
+      ping(2),
+      // Before `initialize`, a request other than ping is refused, saying so.
+      JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" })
+    ].map((line) => `${line}\n`).join("")
+    const answers = await answersTo(text, 8)
+    const byId = (id: unknown) => answers.filter((answer) => answer.id === id)
+    assert.deepStrictEqual(byId(1), [{ jsonrpc: "2.0", id: 1, result: {} }])
+    assert.deepStrictEqual(byId(2), [{ jsonrpc: "2.0", id: 2, result: {} }])
+    assert.deepStrictEqual(byId(3), [{
+      jsonrpc: "2.0",
+      id: 3,
+      error: { code: -32600, message: "Invalid Request: the session is not initialized; send initialize first" }
+    }])
+    const invalid = { jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request" } }
+    assert.sameDeepMembers(byId(null), [
+      { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } },
+      invalid,
+      invalid,
+      invalid,
+      invalid
+    ])
+    assert.strictEqual(answers.length, 8)
+  }, 30_000)
 })
 
 describe("McpServer: types", () => {
