@@ -16,7 +16,19 @@
  * @since 0.1.0
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Context, Duration, Effect, Option, Predicate, PubSub, Result, type Scope, Semaphore, Stream } from "effect"
+import {
+  type ByteSize,
+  Context,
+  Duration,
+  Effect,
+  Option,
+  Predicate,
+  PubSub,
+  Result,
+  type Scope,
+  Semaphore,
+  Stream
+} from "effect"
 import { McpClient as EffectMcpClient, type McpClientError, McpProtocol, type McpSchema } from "effect/ai"
 import { FetchHttpClient, HttpClient } from "effect/http"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
@@ -29,6 +41,7 @@ import * as ToolSet from "../ToolSet.ts"
 import { bounded } from "../internal/issues.ts"
 import { validatorOf } from "../internal/jsonSchemaValidator.ts"
 import * as McpContent from "./content.ts"
+import { notificationReader } from "./internal/notifications.ts"
 
 const TypeId = "~effect-llm-tools/mcp/McpClient" as const
 
@@ -89,12 +102,25 @@ export interface ConnectOptions {
 }
 
 /**
+ * The largest message read from the server, for {@link stdio} and {@link http}: Effect's transports end the connection
+ * on a larger one (every later request fails with `McpClientError`). Effect's default is 16 MiB; a file or an image
+ * a server sends whole, in base64 and again as structured content, may need more.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface MessageLimit {
+  /** Bytes, or a size such as `"64 MiB"`. Not a positive whole number of bytes: the connection fails, saying so. */
+  readonly maxMessageBytes?: ByteSize.Input | undefined
+}
+
+/**
  * The options of {@link stdio}: the program that serves MCP on its standard input and output.
  *
  * @category models
  * @since 0.1.0
  */
-export interface StdioOptions extends ConnectOptions {
+export interface StdioOptions extends ConnectOptions, MessageLimit {
   readonly command: string
   readonly args?: ReadonlyArray<string> | undefined
   /** The child's environment; without `extendEnv: true` it replaces the inherited one. */
@@ -109,7 +135,7 @@ export interface StdioOptions extends ConnectOptions {
  * @category models
  * @since 0.1.0
  */
-export interface HttpOptions extends ConnectOptions {
+export interface HttpOptions extends ConnectOptions, MessageLimit {
   readonly url: string | URL
   readonly headers?: Readonly<Record<string, string>> | undefined
 }
@@ -246,35 +272,15 @@ export const fromTransport = (
     return yield* connect(transport, options ?? {}, Stream.fromPubSub(pubsub), pubsub)
   })
 
-const decoder = new TextDecoder()
-
 /**
  * The lines of the child's stdout that are notifications, published as they pass. Responses (most of the bytes)
  * are left to Effect's client, which drops every notification.
  */
 const notificationTee = (pubsub: PubSub.PubSub<Notification>) => {
-  let buffer = ""
+  const read = notificationReader()
   return (chunk: Uint8Array) =>
     Effect.suspend(() => {
-      buffer += decoder.decode(chunk, { stream: true })
-      const found: Array<Notification> = []
-      let end: number
-      while ((end = buffer.indexOf("\n")) >= 0) {
-        const line = buffer.slice(0, end)
-        buffer = buffer.slice(end + 1)
-        if (!line.includes("\"method\"")) continue
-        let message: unknown
-        try {
-          message = JSON.parse(line)
-        } catch {
-          continue
-        }
-        if (Predicate.isObject(message) && typeof message.method === "string" && !("id" in message)) {
-          found.push(message.params === undefined
-            ? { method: message.method }
-            : { method: message.method, params: message.params })
-        }
-      }
+      const found = read(chunk)
       return found.length === 0 ? Effect.void : PubSub.publishAll(pubsub, found)
     })
 }
@@ -320,7 +326,11 @@ export const stdio = (
         ...(options.extendEnv === undefined ? {} : { extendEnv: options.extendEnv }),
         ...(options.cwd === undefined ? {} : { cwd: options.cwd })
       })
-      const transport = yield* EffectMcpClient.stdio({ command, protocol: McpProtocol.v2025_11_25 }).pipe(
+      const transport = yield* EffectMcpClient.stdio({
+        command,
+        protocol: McpProtocol.v2025_11_25,
+        maxMessageBytes: options.maxMessageBytes
+      }).pipe(
         Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, teeing)
       )
       return yield* connect(transport, options, Stream.fromPubSub(pubsub), pubsub)
@@ -359,7 +369,8 @@ export const http = (
       const transport = yield* EffectMcpClient.http({
         url: options.url,
         protocol: McpProtocol.v2025_11_25,
-        headers: options.headers
+        headers: options.headers,
+        maxMessageBytes: options.maxMessageBytes
       })
       return yield* connect(transport, options, Stream.empty)
     })

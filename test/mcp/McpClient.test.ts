@@ -405,6 +405,26 @@ describe("connecting", () => {
       assert.strictEqual(error.reason._tag, "TransportError")
     }))
 
+  it.live("maxMessageBytes bounds the messages read from the server: a larger answer ends the connection", () =>
+    Effect.gen(function*() {
+      const connect = (maxMessageBytes: number | undefined) =>
+        McpClient.stdio({ command: process.execPath, args: ["--import", "tsx", ourServer, "stdio"], maxMessageBytes })
+      const text = "x".repeat(100_000)
+      const answered = yield* Effect.scoped(Effect.gen(function*() {
+        const set = ToolSet.make(...(yield* McpClient.tools(yield* connect(undefined))))
+        return yield* ToolSet.execute(set, call("echo", { text }))
+      }))
+      assert.deepStrictEqual(answered.output, ToolOutput.text(text))
+      const cut = yield* Effect.scoped(Effect.gen(function*() {
+        const set = ToolSet.make(...(yield* McpClient.tools(yield* connect(64 * 1024))))
+        return yield* ToolSet.execute(set, call("echo", { text }))
+      }))
+      assert.deepStrictEqual([cut.status, errorOf(cut).kind], ["error", "provider"])
+      assert.notInclude(JSON.stringify(cut.output), text)
+      const refused = yield* Effect.flip(Effect.scoped(connect(0)))
+      assert.include(refused.message, "maxMessageBytes")
+    }), { timeout: 60_000 })
+
   it.live("closing the scope ends the child process", () =>
     Effect.gen(function*() {
       const pids = yield* Pids
