@@ -706,6 +706,35 @@ export const imageMediaType = (mediaType: string | undefined, base64: string | u
 /** A `data:` URL: how OpenAI takes inline images and files. */
 export const dataUrl = (mediaType: string, base64: string): string => `data:${mediaType};base64,${base64}`
 
+/** The extensions of the file types OpenAI reads, for a file sent without a name. */
+const fileExtensions: ReadonlyMap<string, string> = new Map([
+  ["application/pdf", "pdf"],
+  ["application/json", "json"],
+  ["application/xml", "xml"],
+  ["application/rtf", "rtf"],
+  ["application/msword", "doc"],
+  ["application/vnd.openxmlformats-officedocument.wordprocessingml.document", "docx"],
+  ["application/vnd.oasis.opendocument.text", "odt"],
+  ["application/vnd.ms-powerpoint", "ppt"],
+  ["application/vnd.openxmlformats-officedocument.presentationml.presentation", "pptx"],
+  ["application/vnd.ms-excel", "xls"],
+  ["application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "xlsx"],
+  ["text/plain", "txt"],
+  ["text/markdown", "md"],
+  ["text/csv", "csv"],
+  ["text/html", "html"]
+])
+
+/**
+ * The name an inline file is sent to OpenAI under: the block's own, else `file` with the extension of its media type
+ * (`file.pdf`). OpenAI refuses file data without a name ("Missing required parameter"), though its types let it out.
+ */
+export const fileNameOf = (filename: string | undefined, mediaType: string): string => {
+  if (filename !== undefined) return filename
+  const extension = fileExtensions.get(mediaType.toLowerCase())
+  return extension === undefined ? "file" : `file.${extension}`
+}
+
 /** The UTF-8 text of base64 data, or `undefined` when it is not valid base64 of valid UTF-8. */
 export const decodeBase64Text = (data: string): string | undefined => {
   try {

@@ -381,7 +381,8 @@ export interface ContentBlock {
  * The tool calls in an assistant message's content: one `ToolCall` per `tool_use` block, in order. Never throws,
  * whatever the content holds (a stored transcript, a proxy whose reads throw): a block without a name becomes a call
  * to the tool `""` (dispatch reports `not_found`), a missing `input` becomes `{}` and any other `input` is passed as
- * it is, so dispatch reports `invalid_args` for it. A block without an id gets `tool_use_<index>` (or the first
+ * it is: dispatch reads `null` as `{}`, as it reads empty arguments, and reports `invalid_args` for anything else
+ * that is not an object. A block without an id gets `tool_use_<index>` (or the first
  * `tool_use_<index>_<n>` no other block of the turn uses), so every call gets its own result. A field that cannot be
  * read is `""`; a block whose type cannot be read is not a call.
  *

@@ -607,6 +607,31 @@ export interface ToolResultsOptions {
 // FunctionResponseBlob reference says text must not be sent as raw bytes.
 const functionResponseMediaTypes: ReadonlySet<string> = new Set(["image/png", "image/jpeg", "image/webp", "application/pdf"])
 
+// What a content part may carry: the image, audio, video and document types Gemini's documentation lists as
+// supported. Anything else (SVG, GIF, Word files) is answered 400 "Unsupported MIME type".
+const contentMediaTypes: ReadonlySet<string> = new Set([
+  ...functionResponseMediaTypes,
+  "image/heic",
+  "image/heif",
+  "audio/wav",
+  "audio/mp3",
+  "audio/mpeg",
+  "audio/aiff",
+  "audio/aac",
+  "audio/ogg",
+  "audio/flac",
+  "video/mp4",
+  "video/mpeg",
+  "video/mov",
+  "video/avi",
+  "video/x-flv",
+  "video/mpg",
+  "video/webm",
+  "video/wmv",
+  "video/3gpp",
+  "text/plain"
+])
+
 /**
  * The contents to append for a turn's results: none for no results (the API refuses a content without parts), else
  * the one user content with one `functionResponse` part per result, in order.
@@ -621,7 +646,9 @@ const functionResponseMediaTypes: ReadonlySet<string> = new Set(["image/png", "i
  * Images, audio and files become `inlineData` (base64) or `fileData` (URL) media, placed by
  * {@link ToolResultsOptions.media}. Inside a function response (`"nested"`) only PNG, JPEG and WebP images and PDFs
  * are sent: a conservative set, since Gemini's API reference does not list the media types a function response
- * accepts. Anything else is described in the value (by its URL, for media at a URL). A base64 image without a media type is recognized by its first bytes,
+ * accepts. As separate parts, the image, audio, video and document types Gemini's documentation lists (PNG, JPEG,
+ * WebP, HEIC, HEIF; WAV, MP3, AIFF, AAC, OGG, FLAC; MP4, MPEG, MOV, AVI, FLV, MPG, WebM, WMV, 3GPP; PDF, plain text).
+ * Anything else is described in the value (by its URL, for media at a URL). A base64 image without a media type is recognized by its first bytes,
  * or else described as text; media at a URL without a media type is given as its URL in text, since Gemini requires
  * the type of file data.
  *
@@ -691,8 +718,9 @@ const renderBlock = (
   media: Array<FunctionResponsePart>,
   separate: boolean
 ): void => {
-  // Separate parts are ordinary content parts, which take any media type Gemini reads; nested ones only a few.
-  const accepts = (mediaType: string): boolean => separate || functionResponseMediaTypes.has(mediaType)
+  // Separate parts are ordinary content parts, which take the media types Gemini reads; nested ones only a few.
+  const accepts = (mediaType: string): boolean =>
+    (separate ? contentMediaTypes : functionResponseMediaTypes).has(mediaType)
   switch (block._tag) {
     case "Text":
       values.push(block.text)

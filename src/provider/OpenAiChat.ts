@@ -42,6 +42,7 @@ import {
   emptyResultText,
   entries,
   field,
+  fileNameOf,
   imageMediaType,
   isImageMediaType,
   readResult,
@@ -229,8 +230,9 @@ export type ToolCallsOptions = ReadOptions
  * the type in their first chunk only). A missing or unreadable id or name reads as `""` (dispatch reports an unknown
  * tool, and the API refuses the empty id on the next request rather than the call being dropped), an entry without its
  * `function` object as a call of the tool `""`, a missing or unreadable `arguments` as empty (so a tool with
- * required parameters reports them missing), and broken JSON or a non-string `arguments` is passed on as it is, for
- * dispatch to turn into an `invalid_args` result. An entry whose type cannot be read is not a call.
+ * required parameters reports them missing), and broken JSON or a non-string `arguments` is passed on as it is:
+ * dispatch turns broken JSON, or a value that is not a JSON object, into an `invalid_args` result, and runs an object
+ * as parsed arguments. An entry whose type cannot be read is not a call.
  *
  * With `tools` (and `strict`, as given to {@link definitions}), the arguments of each strict tool are parsed and
  * `null` is mapped back to absent for every property that was optional, in nested objects and arrays too. A
@@ -393,9 +395,10 @@ const attachmentOf = (block: Media, audio: boolean): ContentPart | undefined => 
       if (block.source._tag === "Url" || block.mediaType !== "application/pdf") return undefined
       return {
         type: "file",
-        file: block.filename === undefined
-          ? { file_data: dataUrl(block.mediaType, block.source.data) }
-          : { file_data: dataUrl(block.mediaType, block.source.data), filename: block.filename }
+        file: {
+          file_data: dataUrl(block.mediaType, block.source.data),
+          filename: fileNameOf(block.filename, block.mediaType)
+        }
       }
     case "Audio": {
       if (!audio) return undefined

@@ -43,6 +43,7 @@ import {
   emptyResultText,
   entries,
   field,
+  fileNameOf,
   imageMediaType,
   isImageMediaType,
   prefixParts,
@@ -113,7 +114,7 @@ export type ResponseOutput = { readonly output: ReadonlyArray<OutputItem> } | Re
 export type OutputContent =
   | { readonly type: "input_text"; readonly text: string }
   | { readonly type: "input_image"; readonly image_url: string; readonly detail?: ToolResultContent.ImageDetail }
-  | { readonly type: "input_file"; readonly file_data: string; readonly filename?: string }
+  | { readonly type: "input_file"; readonly file_data: string; readonly filename: string }
   | { readonly type: "input_file"; readonly file_url: string; readonly filename?: string }
 
 /**
@@ -218,9 +219,10 @@ const nonEmptyString = (u: unknown): string | undefined => typeof u === "string"
  * broken JSON is passed on as it is, for dispatch to turn into an `invalid_args` result. Other items (messages,
  * reasoning, built-in tool calls) are not calls of this library's tools and are skipped.
  *
- * `call_id` is optional in the SDK's types, so it is checked here: an item without one falls back to its `id` (the
- * only other handle a stored or proxied transcript can pair by), and an item with neither gets the id `""`, which
- * the API refuses on the next request — the missing pairing id surfaces as an error, never as a dropped call.
+ * A stored or proxied transcript may lack `call_id`, though the SDK's types require it, so it is checked here: an item
+ * without one falls back to its `id` (the only other handle such a transcript can pair by), and an item with neither
+ * gets the id `""`, which the API refuses on the next request — the missing pairing id surfaces as an error, never
+ * as a dropped call.
  *
  * With `tools` (and `strict`, as given to {@link definitions}), the arguments of each strict tool are parsed and
  * `null` is mapped back to absent for every property that was optional, in nested objects and arrays too. A
@@ -316,10 +318,16 @@ const partOf = (block: Block): OutputContent => {
             : `[file omitted: ${block.mediaType}]`
         }
       }
-      const filename = block.filename === undefined ? {} : { filename: block.filename }
-      return block.source._tag === "Url"
-        ? { type: "input_file", file_url: block.source.url, ...filename }
-        : { type: "input_file", file_data: dataUrl(block.mediaType, block.source.data), ...filename }
+      if (block.source._tag === "Url") {
+        return block.filename === undefined
+          ? { type: "input_file", file_url: block.source.url }
+          : { type: "input_file", file_url: block.source.url, filename: block.filename }
+      }
+      return {
+        type: "input_file",
+        file_data: dataUrl(block.mediaType, block.source.data),
+        filename: fileNameOf(block.filename, block.mediaType)
+      }
     }
     default:
       // Audio: `function_call_output` has no audio part.

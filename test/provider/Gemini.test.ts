@@ -1,4 +1,4 @@
-import { describe, expect, expectTypeOf, it } from "@effect/vitest"
+import { assert, describe, expect, expectTypeOf, it } from "@effect/vitest"
 import {
   type Content as SdkContent,
   createFunctionResponsePartFromBase64,
@@ -504,6 +504,37 @@ describe("Gemini", () => {
           { inlineData: { mimeType: "audio/wav", data: "UklGRg==" } }
         ]
       }])
+    })
+
+    it("with media separate, sends only the media types Gemini reads; others are described in the value", () => {
+      const docx = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+      const media = ToolOutput.content([
+        ToolResultContent.imageBase64("PHN2Zz48L3N2Zz4=", "image/svg+xml"),
+        ToolResultContent.imageBase64("R0lGODlh", "image/gif"),
+        ToolResultContent.fileBase64("UEs=", docx, "notes.docx"),
+        ToolResultContent.fileUrl("https://example.com/a.svg", "image/svg+xml"),
+        ToolResultContent.fileBase64("AAAA", "video/mp4"),
+        ToolResultContent.imageBase64(pixel, "image/png")
+      ])
+      const [content] = Gemini.toolResults([resultOf(media, { callId: "fc_1", name: "files" })], { media: "separate" })
+      assert.deepStrictEqual(content!.parts, [
+        {
+          functionResponse: {
+            id: "fc_1",
+            name: "files",
+            response: {
+              output: [
+                "[image omitted: image/svg+xml is not supported in a function response]",
+                "[image omitted: image/gif is not supported in a function response]",
+                `[file notes.docx omitted: ${docx} is not supported in a function response]`,
+                "[file (image/svg+xml): https://example.com/a.svg]"
+              ]
+            }
+          }
+        },
+        { inlineData: { mimeType: "video/mp4", data: "AAAA" } },
+        { inlineData: { mimeType: "image/png", data: pixel } }
+      ])
     })
   })
 

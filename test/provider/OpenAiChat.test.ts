@@ -284,6 +284,16 @@ describe("OpenAiChat.toolResults media", () => {
     ])
   })
 
+  it("an attached PDF without a name is sent as file.pdf: OpenAI refuses file data without a name", () => {
+    const out = OpenAiChat.toolResults([
+      resultOf(ToolOutput.one(ToolResultContent.fileBase64("JVBERi0=", "application/pdf")), { callId: "c1" })
+    ])
+    const user = out[1] as { readonly content: ReadonlyArray<{ readonly type: string; readonly file?: unknown }> }
+    assert.deepStrictEqual(user.content.filter((part) => part.type === "file").map((part) => part.file), [
+      { file_data: "data:application/pdf;base64,JVBERi0=", filename: "file.pdf" }
+    ])
+  })
+
   it("user-message without the audio option: audio is a placeholder, images and files are still attached", () => {
     const out = OpenAiChat.toolResults([resultOf(blocks, { callId: "c1", name: "media" })])
     expect(out).toStrictEqual([

@@ -1,4 +1,4 @@
-import { describe, expect, expectTypeOf, it } from "@effect/vitest"
+import { assert, describe, expect, expectTypeOf, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
 import type {
   FunctionTool,
@@ -219,6 +219,21 @@ describe("OpenAiResponses provider rules", () => {
         }
       ]
     }])
+  })
+
+  it("an inline file without a name is sent under one made from its media type: OpenAI needs one", () => {
+    const media = ToolOutput.content([
+      ToolResultContent.fileBase64("JVBERi0=", "application/pdf"),
+      ToolResultContent.fileBase64("aGk=", "text/csv"),
+      ToolResultContent.fileBase64("UEs=", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"),
+      ToolResultContent.fileBase64("aGk=", "text/x-unheard-of"),
+      ToolResultContent.fileUrl("https://example.com/q3.pdf", "application/pdf")
+    ])
+    const [output] = OpenAiResponses.toolResults([resultOf(media, { callId: "c1" })])
+    assert.deepStrictEqual(
+      (output as { readonly output: ReadonlyArray<{ readonly filename?: string }> }).output.map((part) => part.filename),
+      ["file.pdf", "file.csv", "file.docx", "file", undefined]
+    )
   })
 
   it("a result with empty output is answered by its status words, not an empty or dangling text", () => {

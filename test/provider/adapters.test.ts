@@ -226,7 +226,7 @@ describe("data: URLs", () => {
       type: "function_call_output",
       call_id: "call_1",
       output: [
-        { type: "input_file", file_data: `data:application/pdf;base64,${pdf}` },
+        { type: "input_file", file_data: `data:application/pdf;base64,${pdf}`, filename: "file.pdf" },
         { type: "input_text", text: "[image omitted: malformed data URL]" },
         { type: "input_text", text: "[resource omitted: malformed data URL]" }
       ]
