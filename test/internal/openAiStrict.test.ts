@@ -433,39 +433,61 @@ const sameData = (written: unknown, value: unknown): boolean => {
     Object.keys(source).every((key) => Object.hasOwn(out, key))
 }
 
+/** The schemas offered for one tool: strict, and as it is (which keeps which properties are optional). */
+interface Offered {
+  readonly strict: ToolDefinition.JsonSchema
+  readonly plain: ToolDefinition.JsonSchema
+}
+
+/** A node of one of the offered schemas, with its root's `$defs`. */
+const withDefs = (root: ToolDefinition.JsonSchema, node: Record<string, unknown>): Record<string, unknown> =>
+  root.$defs === undefined ? node : { ...node, $defs: root.$defs }
+
+const resolve = (root: ToolDefinition.JsonSchema, node: unknown): unknown =>
+  typeof node === "object" && node !== null && typeof (node as { $ref?: unknown }).$ref === "string"
+    ? (root.$defs as Record<string, unknown>)[(node as { $ref: string }).$ref.slice("#/$defs/".length)]
+    : node
+
 /**
  * A value as a strict-mode model may write it for `value`: every property of the chosen object present, `null` for
  * the ones the value leaves out, and, in a union, any branch whose strict schema the written value satisfies without
- * saying anything else (`pick` chooses among them).
+ * saying anything else (`pick` chooses among them), of the branches `value` is an instance of. `schema` and `plain`
+ * are the same node of the strict and the plain schema: a strict `null` can stand for an absent optional property or
+ * for a null, and only the plain schema says which branches leave a property out (a strict union lists the same
+ * branches in the same order, and `null` after them for an optional property).
  */
 const asAnyStrictModel = (
-  root: ToolDefinition.JsonSchema,
+  offered: Offered,
   schema: unknown,
+  plain: unknown,
   value: unknown,
   pick: () => number
 ): unknown => {
+  schema = resolve(offered.strict, schema)
+  plain = resolve(offered.plain, plain)
   if (typeof schema !== "object" || schema === null) return value
   const node = schema as Record<string, unknown>
-  if (typeof node.$ref === "string") {
-    return asAnyStrictModel(root, (root.$defs as Record<string, unknown>)[node.$ref.slice("#/$defs/".length)], value, pick)
-  }
+  const plainNode = (typeof plain === "object" && plain !== null ? plain : {}) as Record<string, unknown>
   if (Array.isArray(node.anyOf)) {
+    const plainBranches = Array.isArray(plainNode.anyOf) ? plainNode.anyOf as Array<unknown> : [plainNode]
     const candidates = (node.anyOf as Array<unknown>)
-      .map((branch) => asAnyStrictModel(root, branch, value, pick))
+      .map((branch, i) => asAnyStrictModel(offered, branch, plainBranches[i], value, pick))
       .filter((written, i) => {
         const branch = (node.anyOf as Array<Record<string, unknown>>)[i]!
-        return sameData(written, value) &&
-          accepts(root.$defs === undefined ? branch : { ...branch, $defs: root.$defs }, written)
+        const plainBranch = resolve(offered.plain, plainBranches[i]) as Record<string, unknown> | undefined
+        return sameData(written, value) && accepts(withDefs(offered.strict, branch), written) &&
+          (plainBranch === undefined || accepts(withDefs(offered.plain, plainBranch), value))
       })
     return candidates.length === 0 ? value : candidates[pick() % candidates.length]
   }
   if (value === null || typeof value !== "object") return value
-  if (Array.isArray(value)) return value.map((item) => asAnyStrictModel(root, node.items, item, pick))
+  if (Array.isArray(value)) return value.map((item) => asAnyStrictModel(offered, node.items, plainNode.items, item, pick))
   if (node.properties === undefined) return value
+  const plainProperties = (plainNode.properties ?? {}) as Record<string, unknown>
   const out: Record<string, unknown> = {}
   for (const [key, property] of Object.entries(node.properties as Record<string, unknown>)) {
     const field = (value as Record<string, unknown>)[key]
-    out[key] = field === undefined ? null : asAnyStrictModel(root, property, field, pick)
+    out[key] = field === undefined ? null : asAnyStrictModel(offered, property, plainProperties[key], field, pick)
   }
   return out
 }
@@ -488,13 +510,16 @@ it.effect.prop(
       const parameters = unionOf(spec) as Schema.Codec<{ readonly [key: string]: unknown }>
       const Echo = Tool.make("echo", { description: "d", parameters, call: () => Effect.succeed("ok") })
       const echo = ToolSet.make(Echo)
-      const offered = Result.getOrThrow(OpenAiChat.definitions(echo, { strict: true }))[0]!.function.parameters
+      const offered = {
+        strict: Result.getOrThrow(OpenAiChat.definitions(echo, { strict: true }))[0]!.function.parameters,
+        plain: Result.getOrThrow(OpenAiChat.definitions(echo))[0]!.function.parameters
+      }
       let next = 0
       const pick = () => Math.abs(picks[next++ % Math.max(picks.length, 1)] ?? 0)
       for (const value of values) {
         const encoded = Schema.encodeSync(Schema.toCodecJson(parameters))(value as { readonly [key: string]: unknown })
-        const sent = asAnyStrictModel(offered, offered, encoded, pick)
-        expect({ sent, accepted: accepts(offered, sent) }).toStrictEqual({ sent, accepted: true })
+        const sent = asAnyStrictModel(offered, offered.strict, offered.plain, encoded, pick)
+        expect({ sent, accepted: accepts(offered.strict, sent) }).toStrictEqual({ sent, accepted: true })
         const calls = OpenAiChat.toolCalls({
           tool_calls: [{ id: "c", type: "function", function: { name: "echo", arguments: JSON.stringify(sent) } }]
         }, { tools: echo, strict: true })
