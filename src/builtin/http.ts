@@ -86,6 +86,8 @@ export interface ConnectTarget {
  * the host name) for https. The connection is the caller's until the scope closes, when it is destroyed (by the
  * connector's finalizer, and by the tool's own). The default, {@link defaultConnector}, uses `node:net` and
  * `node:tls`. Inject one to test the tool without sending a packet anywhere else than where the test says.
+ * Connecting must be interruptible (an `Effect.acquireRelease` needs `{ interruptible: true }`): the call's timeout
+ * ends it by interruption, and one that cannot be interrupted holds the call until the peer or the system gives up.
  *
  * @category models
  */
@@ -217,7 +219,10 @@ export const defaultConnector: Connector = (target) =>
       })
       return Effect.sync(() => socket.destroy())
     }),
-    (socket) => Effect.sync(() => socket.destroy())
+    (socket) => Effect.sync(() => socket.destroy()),
+    // Interruptible while it connects: the call's timeout ends a peer that never answers (dropped SYNs, a TLS
+    // handshake that stalls), destroying the socket, instead of waiting for the system to give up.
+    { interruptible: true }
   )
 
 // ---------------------------------------------------------------------------------------------------------------------

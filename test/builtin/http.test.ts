@@ -1213,6 +1213,27 @@ describe("the default resolver and connector", () => {
       )
     }))
 
+  it.live("the default connector can be interrupted while it connects: a peer that never answers ends at the timeout", () =>
+    Effect.gen(function*() {
+      // Accepts TCP and says nothing: a TLS handshake to it never ends on its own.
+      const sockets: Array<net.Socket> = []
+      const server = net.createServer((socket) => {
+        sockets.push(socket)
+      })
+      const port = yield* Effect.promise(() => listen(server))
+      // Without interruption this never completes: the test would run past its own timeout.
+      const connected = yield* Effect.scoped(Http.defaultConnector({
+        address: "127.0.0.1",
+        family: 4,
+        port,
+        hostname: "docs.test",
+        tls: true
+      })).pipe(Effect.timeoutOption("300 millis"))
+      for (const socket of sockets) socket.destroy()
+      yield* Effect.promise(() => close(server))
+      assert.isTrue(connected._tag === "None")
+    }))
+
   it.effect("the default connector sends the host as SNI and refuses a certificate it does not trust", () =>
     Effect.gen(function*() {
       const names: Array<string> = []
