@@ -410,21 +410,48 @@ export class ApprovalAlreadyResolved extends Data.TaggedError("ApprovalAlreadyRe
 }> {}
 
 /**
- * Remembers which approvals were resolved, so that no deferred call runs twice. `resolve` records an approval's
- * decision and answers `true`, or answers `false` if it was already resolved; it must be atomic across everything
- * that shares the store (two processes resuming the same approval: one gets `true`). The default, when no store is
- * provided, is {@link ApprovalStore.memory}, in memory and per server; a durable store shared between processes
- * replaces it with a layer.
+ * The approval given to `resume` is not one this server's store issued, or differs from the one it issued (another
+ * tool, other arguments, another call id): nothing runs. A stored approval that was edited, forged, or given a new id
+ * to run again ends here.
+ *
+ * @category errors
+ */
+export class ApprovalNotIssued extends Data.TaggedError("ApprovalNotIssued")<{
+  readonly approvalId: string
+  readonly callId: string
+}> {}
+
+/**
+ * Remembers the approvals a server issued and which were resolved, so that only a call a human was asked about runs,
+ * exactly as it was deferred, and at most once.
+ *
+ * - `issue` records an approval when its call is deferred, before the deferred result is returned.
+ * - `issued` answers the approval recorded under an id, if any: `resume` runs an approval only if it equals the one
+ *   issued (id, call id, tool name and arguments), so an edited or forged one is refused with {@link ApprovalNotIssued}.
+ * - `resolve` records an approval's decision and answers `true`, or `false` if it was already resolved; it must be
+ *   atomic across everything that shares the store (two processes resuming the same approval: one gets `true`).
+ *
+ * The default, when no store is provided, is {@link ApprovalStore.memory}, in memory and per server (an approval is
+ * resumed by the server that deferred it); a durable store shared between processes replaces it with a layer. A store
+ * that cannot answer should die rather than answer wrongly: `resume` then dies, and nothing runs.
  *
  * @category services
  */
 export class ApprovalStore extends Context.Service<ApprovalStore, {
+  readonly issue: (approval: PendingApproval) => Effect.Effect<void>
+  readonly issued: (approvalId: string) => Effect.Effect<Option.Option<PendingApproval>>
   readonly resolve: (approval: PendingApproval, decision: "approved" | "denied") => Effect.Effect<boolean>
 }>()("effect-llm-tools/ApprovalStore") {
-  /** A store in memory: what one process resolved. */
+  /** A store in memory: what one server issued and resolved. */
   static readonly memory = (): ApprovalStore["Service"] => {
+    const issued = new Map<string, PendingApproval>()
     const resolved = new Set<string>()
     return {
+      issue: (approval) =>
+        Effect.sync(() => {
+          issued.set(approval.id, approval)
+        }),
+      issued: (approvalId) => Effect.sync(() => Option.fromUndefinedOr(issued.get(approvalId))),
       resolve: (approval) =>
         Effect.sync(() => {
           if (resolved.has(approval.id)) return false

@@ -135,12 +135,17 @@ export interface ToolServer<PerCall = never> {
   /**
    * Decides a call deferred by `ToolHooks.approval`: `approve` runs it, `deny(reason)` denies it, through the same
    * path as any call (hooks, limits, retries, telemetry), against the tools registered now. The `ApprovalStore`
-   * makes sure it is decided once: resolving it again fails with `ApprovalAlreadyResolved`, and nothing runs.
+   * makes sure it is the approval this server issued, unchanged (else `ApprovalNotIssued`), and that it is decided
+   * once: resolving it again fails with `ApprovalAlreadyResolved`. Either way, nothing runs.
    */
   readonly resume: (
     pending: ToolHooks.PendingApproval,
     decision: ToolHooks.Approve | ToolHooks.Deny
-  ) => Effect.Effect<ToolResult, ToolHooks.ApprovalAlreadyResolved | ToolHooks.ToolRunStopped, PerCall>
+  ) => Effect.Effect<
+    ToolResult,
+    ToolHooks.ApprovalAlreadyResolved | ToolHooks.ApprovalNotIssued | ToolHooks.ToolRunStopped,
+    PerCall
+  >
 }
 
 /**
@@ -314,10 +319,27 @@ const makeServer = <PerCall>(
     version: at
   })
 
+  /** Records in the store the approvals the results ask for, before the results go back: only those can resume. */
+  const issue = (results: ReadonlyArray<ToolResult>): Effect.Effect<void> => {
+    let pending: Array<ToolHooks.PendingApproval> | undefined
+    for (const result of results) {
+      if (result.status !== "skipped") continue
+      const approval = ToolHooks.pendingApproval(result)
+      if (Option.isSome(approval)) (pending ??= []).push(approval.value)
+    }
+    return pending === undefined ? Effect.void : Effect.forEach(pending, store.issue, { discard: true })
+  }
+
+  /** The approvals of a stopped batch's results are issued too: they can be resumed like any other. */
+  const issueStopped = (error: ToolHooks.ToolRunStopped) => issue(error.results)
+
   const execute: ToolServer<PerCall>["execute"] = (call, options) =>
     withCaptured(
       captured,
-      dispatchOne(() => registryOf(options, current), call, limitsOf(options), policy, runStopped)
+      dispatchOne(() => registryOf(options, current), call, limitsOf(options), policy, runStopped).pipe(
+        Effect.tap((result) => issue([result])),
+        Effect.tapError(issueStopped)
+      )
     )
 
   const executeAll: ToolServer<PerCall>["executeAll"] = (calls, options) =>
@@ -332,7 +354,7 @@ const makeServer = <PerCall>(
           concurrency === undefined ? "unbounded" : concurrencyOf(concurrency),
           policy,
           runStopped
-        )
+        ).pipe(Effect.tap(issue), Effect.tapError(issueStopped))
       })
     )
 
@@ -379,10 +401,16 @@ const makeServer = <PerCall>(
           if (tag !== "Approve" && tag !== "Deny") {
             return Effect.die(new TypeError("ToolServer.resume: the decision must be ToolHooks.approve or ToolHooks.deny"))
           }
-          const resolved = store.resolve(pending, tag === "Approve" ? "approved" : "denied")
+          const notIssued = new ToolHooks.ApprovalNotIssued({ approvalId: pending.id, callId: pending.callId })
+          // Only what this server's store issued, exactly as issued: an edited or forged approval runs nothing.
+          const checked = Effect.flatMap(
+            store.issued(pending.id),
+            (issued) => Option.isSome(issued) && sameApproval(issued.value, pending) ? Effect.void : Effect.fail(notIssued)
+          )
+          const resolved = Effect.andThen(checked, store.resolve(pending, tag === "Approve" ? "approved" : "denied"))
           return Effect.flatMap(resolved, (first): Effect.Effect<
             ToolResult,
-            ToolHooks.ApprovalAlreadyResolved | ToolHooks.ToolRunStopped,
+            ToolHooks.ApprovalAlreadyResolved | ToolHooks.ApprovalNotIssued | ToolHooks.ToolRunStopped,
             any
           > => {
             if (!first) {
@@ -406,6 +434,25 @@ const registryOf = (options: ServerExecuteOptions | undefined, current: ToolSet.
 
 const runStopped = (reason: string, results: ReadonlyArray<ToolResult>): ToolHooks.ToolRunStopped =>
   new ToolHooks.ToolRunStopped({ reason, results })
+
+/**
+ * Whether an approval given to `resume` is the one issued: the same id, call id, tool name and arguments (compared as
+ * JSON with sorted keys, as a store may keep them in another order). One that cannot be read is not.
+ */
+const sameApproval = (issued: ToolHooks.PendingApproval, given: ToolHooks.PendingApproval): boolean => {
+  try {
+    return issued.id === given.id && issued.callId === given.callId && issued.toolName === given.toolName &&
+      canonicalJson(issued.arguments) === canonicalJson(given.arguments)
+  } catch {
+    return false
+  }
+}
+
+const canonicalJson = (value: unknown): string | undefined =>
+  JSON.stringify(value, (_, node: unknown) =>
+    typeof node === "object" && node !== null && !Array.isArray(node)
+      ? Object.fromEntries(Object.keys(node).sort().map((key) => [key, (node as Record<string, unknown>)[key]]))
+      : node)
 
 /** One option, read safely: options that cannot be read are as if not given. */
 const read = <O extends object, K extends keyof O>(options: O | undefined, key: K): unknown => {

@@ -1118,25 +1118,61 @@ const deferTransfer = (id: string) =>
   })
 
 describe("ApprovalStore", () => {
-  it.effect("the default store is in memory and per server: each server remembers only what it resolved", () =>
+  it.effect("the default store is in memory and per server: each server resumes only what it deferred, once", () =>
     Effect.gen(function*() {
       const first = makeBank()
       const second = makeBank()
-      const pending = yield* deferTransfer("call_t").pipe(Effect.provide(first.layer))
-      const [resumed, again] = yield* Effect.gen(function*() {
+      const [pending, resumed, again] = yield* Effect.gen(function*() {
         const bank = yield* Bank
+        const pending = yield* deferTransfer("call_t")
         const resumed = yield* bank.resume(pending, ToolHooks.approve)
         const again = yield* failureOf(bank.resume(pending, ToolHooks.approve))
-        return [resumed, again] as const
+        return [pending, resumed, again] as const
       }).pipe(Effect.provide(first.layer))
       assert.strictEqual(resumed.status, "success")
       assert.instanceOf(again, ToolHooks.ApprovalAlreadyResolved)
       assert.strictEqual(first.runs(), 1)
-      // A second server with its own memory knows nothing of the first: that is what a shared store is for.
-      const elsewhere = yield* Effect.flatMap(Bank, (bank) => bank.resume(pending, ToolHooks.approve)).pipe(
+      // A second server with its own memory never issued it: that is what a shared store is for.
+      const elsewhere = yield* failureOf(Effect.flatMap(Bank, (bank) => bank.resume(pending, ToolHooks.approve))).pipe(
         Effect.provide(second.layer)
       )
-      assert.strictEqual(elsewhere.status, "success")
+      assert.instanceOf(elsewhere, ToolHooks.ApprovalNotIssued)
+      assert.strictEqual(second.runs(), 0)
+    }))
+
+  it.effect("resume runs only the approval the store issued, unchanged: edited, forged or re-id'd ones run nothing", () =>
+    Effect.gen(function*() {
+      const bank = makeBank()
+      const outcomes = yield* Effect.gen(function*() {
+        const server = yield* Bank
+        const pending = yield* deferTransfer("call_t")
+        const edit = (fields: Partial<ToolHooks.PendingApproval>) => new ToolHooks.PendingApproval({ ...pending, ...fields })
+        const tampered = [
+          edit({ arguments: { to: "mallory", amount: 250 } }),
+          edit({ arguments: { to: "ACME", amount: 250, note: "x" } }),
+          edit({ toolName: "transfer_all" }),
+          edit({ callId: "call_other" }),
+          edit({ id: "forged" }),
+          new ToolHooks.PendingApproval({
+            id: "never-issued",
+            callId: "c",
+            toolName: "transfer_funds",
+            arguments: { to: "mallory", amount: 1 }
+          })
+        ]
+        const refused = yield* Effect.forEach(tampered, (approval) =>
+          failureOf(server.resume(approval, ToolHooks.approve)))
+        // The same approval, its arguments' keys in another order (as a store may keep them): it is the one issued.
+        const reordered = edit({ arguments: { amount: 250, to: "ACME" } })
+        const resumed = yield* server.resume(reordered, ToolHooks.approve)
+        // Once run, a copy under a new id is not issued either.
+        const replayed = yield* failureOf(server.resume(edit({ id: `${pending.id}x` }), ToolHooks.approve))
+        return { refused, resumed, replayed }
+      }).pipe(Effect.provide(bank.layer))
+      for (const error of outcomes.refused) assert.instanceOf(error, ToolHooks.ApprovalNotIssued)
+      assert.strictEqual(outcomes.resumed.status, "success")
+      assert.instanceOf(outcomes.replayed, ToolHooks.ApprovalNotIssued)
+      assert.strictEqual(bank.runs(), 1)
     }))
 
   it.effect("ApprovalStore.memory answers true the first time an approval is resolved, false after", () =>
@@ -1144,6 +1180,8 @@ describe("ApprovalStore", () => {
       const store = ToolHooks.ApprovalStore.memory()
       const a = new ToolHooks.PendingApproval({ id: "a", callId: "c", toolName: "t", arguments: {} })
       const b = new ToolHooks.PendingApproval({ id: "b", callId: "c", toolName: "t", arguments: {} })
+      yield* store.issue(a)
+      assert.deepStrictEqual([yield* store.issued("a"), yield* store.issued("b")], [Option.some(a), Option.none()])
       const answers = [
         yield* store.resolve(a, "approved"),
         yield* store.resolve(a, "denied"),
