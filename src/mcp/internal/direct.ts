@@ -134,7 +134,7 @@ export const interceptor = (
           send(clientId, { _tag: "Exit", requestId: id, exit: { _tag: "Success", value: result } })
         ),
         // A cancelled call is not answered; one that died is answered as Effect's server answers a defect.
-        Effect.catchCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.void : send(clientId, internalError(id)))
+        Effect.catchCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.void : send(clientId, errorAnswer(id, internalError)))
       ))
       if (fiber.pollUnsafe() === undefined) {
         const running = direct.running.get(clientId) ?? new Map<string | number, Fiber.Fiber<unknown>>()
@@ -168,7 +168,7 @@ export const interceptor = (
         message.isNotification !== true && !direct.started.has(clientId) && message.tag !== "initialize" &&
         message.tag !== "ping"
       ) {
-        runFork(send(clientId, notInitialized(message.id)))
+        runFork(send(clientId, errorAnswer(message.id, notInitialized)))
         return true
       }
       switch (message.tag) {
@@ -252,7 +252,7 @@ export const stdio = (direct: Direct): Layer.Layer<Stdio.Stdio, never, Stdio.Std
       const lineOf = (message: RpcMessage.FromServerEncoded): string => {
         if (message._tag === "Exit" && message.exit._tag === "Failure") {
           const failure = message.exit.cause.find((failure) => failure._tag === "Fail")
-          const error = failure?._tag === "Fail" ? failure.error : { code: -32603, message: "Internal error" }
+          const error = failure?._tag === "Fail" ? failure.error : internalError
           return `${JSON.stringify({ jsonrpc: "2.0", id: message.requestId, error })}\n`
         }
         return `${parser.encode(message) as string}\n`
@@ -356,24 +356,26 @@ const hasNoId = (text: string): boolean => {
   return isPlainObject(parsed) && (parsed.id === null || parsed.id === undefined)
 }
 
-/** The answer to a request before `initialize`: an invalid request, saying what to send first. */
-const notInitialized = (id: string | number): RpcMessage.FromServerEncoded => ({
-  _tag: "Exit",
-  requestId: id,
-  exit: {
-    _tag: "Failure",
-    cause: [{
-      _tag: "Fail",
-      error: { code: -32600, message: "Invalid Request: the session is not initialized; send initialize first" }
-    }]
-  }
-})
+/** A JSON-RPC error. */
+interface RpcError {
+  readonly code: number
+  readonly message: string
+}
 
-/** The answer to a call that died: JSON-RPC's internal error, nothing of the defect. */
-const internalError = (id: string | number): RpcMessage.FromServerEncoded => ({
+/** JSON-RPC's internal error: how a call that died is answered, nothing of the defect. */
+const internalError: RpcError = { code: -32603, message: "Internal error" }
+
+/** How a request before `initialize` is answered: an invalid request, saying what to send first. */
+const notInitialized: RpcError = {
+  code: -32600,
+  message: "Invalid Request: the session is not initialized; send initialize first"
+}
+
+/** The answer to request `id` with `error`. */
+const errorAnswer = (id: string | number, error: RpcError): RpcMessage.FromServerEncoded => ({
   _tag: "Exit",
   requestId: id,
-  exit: { _tag: "Failure", cause: [{ _tag: "Fail", error: { code: -32603, message: "Internal error" } }] }
+  exit: { _tag: "Failure", cause: [{ _tag: "Fail", error }] }
 })
 
 const isPlainObject = (u: unknown): u is Record<string, unknown> => Predicate.isObject(u) && !Array.isArray(u)
