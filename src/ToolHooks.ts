@@ -427,7 +427,8 @@ export class ApprovalNotIssued extends Data.TaggedError("ApprovalNotIssued")<{
  *
  * - `issue` records an approval when its call is deferred, before the deferred result is returned.
  * - `issued` answers the approval recorded under an id, if any: `resume` runs an approval only if it equals the one
- *   issued (id, call id, tool name and arguments), so an edited or forged one is refused with {@link ApprovalNotIssued}.
+ *   issued (id, call id, tool name and arguments), so an edited or forged one is refused with
+ *   {@link ApprovalNotIssued}.
  * - `resolve` records an approval's decision and answers `true`, or `false` if it was already resolved; it must be
  *   atomic across everything that shares the store (two processes resuming the same approval: one gets `true`).
  *

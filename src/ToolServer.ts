@@ -405,7 +405,8 @@ const makeServer = <PerCall>(
           // Only what this server's store issued, exactly as issued: an edited or forged approval runs nothing.
           const checked = Effect.flatMap(
             store.issued(pending.id),
-            (issued) => Option.isSome(issued) && sameApproval(issued.value, pending) ? Effect.void : Effect.fail(notIssued)
+            (issued) =>
+              Option.isSome(issued) && sameApproval(issued.value, pending) ? Effect.void : Effect.fail(notIssued)
           )
           const resolved = Effect.andThen(checked, store.resolve(pending, tag === "Approve" ? "approved" : "denied"))
           return Effect.flatMap(resolved, (first): Effect.Effect<

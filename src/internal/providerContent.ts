@@ -706,7 +706,11 @@ export const imageMediaType = (mediaType: string | undefined, base64: string | u
 /** A `data:` URL: how OpenAI takes inline images and files. */
 export const dataUrl = (mediaType: string, base64: string): string => `data:${mediaType};base64,${base64}`
 
-/** The extensions of the file types OpenAI reads, for a file sent without a name. */
+/**
+ * The document types OpenAI's file inputs guide lists (PDF; text and code; Word, RTF and OpenDocument text;
+ * PowerPoint; CSV, TSV and Excel), besides any `text/` type, with the extension a file without a name is given.
+ * Images, audio and video are not file inputs.
+ */
 const fileExtensions: ReadonlyMap<string, string> = new Map([
   ["application/pdf", "pdf"],
   ["application/json", "json"],
@@ -724,6 +728,10 @@ const fileExtensions: ReadonlyMap<string, string> = new Map([
   ["text/csv", "csv"],
   ["text/html", "html"]
 ])
+
+/** True for the media types OpenAI reads as input files: any `text/` type, and the documents above. */
+export const isOpenAiFileMediaType = (mediaType: string): boolean =>
+  mediaType.startsWith("text/") || fileExtensions.has(mediaType)
 
 /**
  * The name an inline file is sent to OpenAI under: the block's own, else `file` with the extension of its media type

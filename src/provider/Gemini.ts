@@ -648,9 +648,9 @@ const contentMediaTypes: ReadonlySet<string> = new Set([
  * are sent: a conservative set, since Gemini's API reference does not list the media types a function response
  * accepts. As separate parts, the image, audio, video and document types Gemini's documentation lists (PNG, JPEG,
  * WebP, HEIC, HEIF; WAV, MP3, AIFF, AAC, OGG, FLAC; MP4, MPEG, MOV, AVI, FLV, MPG, WebM, WMV, 3GPP; PDF, plain text).
- * Anything else is described in the value (by its URL, for media at a URL). A base64 image without a media type is recognized by its first bytes,
- * or else described as text; media at a URL without a media type is given as its URL in text, since Gemini requires
- * the type of file data.
+ * Anything else is described in the value (by its URL, for media at a URL). A base64 image without a media type is
+ * recognized by its first bytes, or else described as text; media at a URL without a media type is given as its URL
+ * in text, since Gemini requires the type of file data.
  *
  * A `data:` URL (of an image, a file or a resource link) is the inline content it holds, with the media type it
  * names unless the block names its own; a malformed one becomes a placeholder that shows none of it. A result built

@@ -45,6 +45,7 @@ import {
   field,
   fileNameOf,
   imageMediaType,
+  isOpenAiFileMediaType,
   isImageMediaType,
   prefixParts,
   readResult,
@@ -266,25 +267,6 @@ export const toolCalls = (response: ResponseOutput, options?: ToolCallsOptions):
 // Results
 // ---------------------------------------------------------------------------
 
-// The document types OpenAI's file inputs guide lists for `input_file` (PDF; text and code; Word, RTF and
-// OpenDocument text; PowerPoint; CSV, TSV and Excel). Images, audio and video are not file inputs.
-const inputFileMediaTypes: ReadonlySet<string> = new Set([
-  "application/pdf",
-  "application/json",
-  "application/xml",
-  "application/rtf",
-  "application/msword",
-  "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-  "application/vnd.oasis.opendocument.text",
-  "application/vnd.ms-powerpoint",
-  "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-  "application/vnd.ms-excel",
-  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-])
-
-const isInputFileMediaType = (mediaType: string): boolean =>
-  mediaType.startsWith("text/") || inputFileMediaTypes.has(mediaType)
-
 const partOf = (block: Block): OutputContent => {
   const text = blockText(block)
   if (text !== undefined) return { type: "input_text", text }
@@ -310,7 +292,7 @@ const partOf = (block: Block): OutputContent => {
         : { type: "input_image", image_url, detail: block.detail }
     }
     case "File": {
-      if (!isInputFileMediaType(block.mediaType)) {
+      if (!isOpenAiFileMediaType(block.mediaType)) {
         return {
           type: "input_text",
           text: block.source._tag === "Url"
@@ -319,9 +301,8 @@ const partOf = (block: Block): OutputContent => {
         }
       }
       if (block.source._tag === "Url") {
-        return block.filename === undefined
-          ? { type: "input_file", file_url: block.source.url }
-          : { type: "input_file", file_url: block.source.url, filename: block.filename }
+        const filename = block.filename === undefined ? {} : { filename: block.filename }
+        return { type: "input_file", file_url: block.source.url, ...filename }
       }
       return {
         type: "input_file",

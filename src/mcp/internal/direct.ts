@@ -134,7 +134,9 @@ export const interceptor = (
           send(clientId, { _tag: "Exit", requestId: id, exit: { _tag: "Success", value: result } })
         ),
         // A cancelled call is not answered; one that died is answered as Effect's server answers a defect.
-        Effect.catchCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.void : send(clientId, errorAnswer(id, internalError)))
+        Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause) ? Effect.void : send(clientId, errorAnswer(id, internalError))
+        )
       ))
       if (fiber.pollUnsafe() === undefined) {
         const running = direct.running.get(clientId) ?? new Map<string | number, Fiber.Fiber<unknown>>()
