@@ -9,6 +9,7 @@
  */
 import { type Context, Effect, Layer, Option } from "effect"
 import { capture, withCaptured } from "./internal/captured.ts"
+import { hasKey } from "./internal/hasKey.ts"
 import { dual } from "effect/Function"
 import { type Pipeable, pipeArguments } from "effect/Pipeable"
 import {
@@ -87,9 +88,7 @@ export interface ExecuteAllOptions extends ExecuteOptions {
  *
  * @category guards
  */
-export const isToolSet = (u: unknown): u is Any =>
-  // `Predicate.hasProperty`, inline: `execute` asks on every call, to tell its data-first form from its data-last one.
-  (typeof u === "object" && u !== null || typeof u === "function") && TypeId in u
+export const isToolSet = (u: unknown): u is Any => hasKey(u, TypeId)
 
 const Proto = {
   [TypeId]: { _Tools: (_: never) => _ },

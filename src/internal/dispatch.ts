@@ -49,6 +49,7 @@ import * as ToolExecutionError from "../ToolExecutionError.ts"
 import * as ToolOutput from "../ToolOutput.ts"
 import { ToolResult, type ToolResultFields } from "../ToolResult.ts"
 import { describeError } from "./describe.ts"
+import { hasKey } from "./hasKey.ts"
 import { jsonCodec } from "./codec.ts"
 import { bounded, formatIssues } from "./issues.ts"
 import { type JsonSchemaValidator, validatorOf } from "./jsonSchemaValidator.ts"
@@ -114,11 +115,10 @@ interface Plan {
 }
 
 /**
- * Whether a value is an Effect: `Effect.isEffect`, checked inline. The path every call takes asks a few times per
- * call, and Effect's guards go through `Predicate.hasProperty`'s data-first-or-last wrapper each time.
+ * Whether a value is an Effect: `Effect.isEffect`, without the data-first-or-last wrapper of Effect's guards. The path
+ * every call takes asks a few times per call.
  */
-export const isEffectValue = (u: unknown): u is Effect.Effect<unknown, unknown, unknown> =>
-  (typeof u === "object" && u !== null || typeof u === "function") && Effect.TypeId in u
+export const isEffectValue = (u: unknown): u is Effect.Effect<unknown, unknown, unknown> => hasKey(u, Effect.TypeId)
 
 /**
  * The type id on the prototype of Effect's Exits, which `Exit.isExit` looks for: found once, on `Exit.void`. Should a
