@@ -38,6 +38,7 @@ const manifest = JSON.parse(readFileSync(join(repository, "package.json"), "utf8
   readonly bin: Record<string, string>
   readonly dependencies: Record<string, string>
   readonly peerDependencies: Record<string, string>
+  readonly peerDependenciesMeta?: Record<string, { readonly optional?: boolean }>
 }
 
 const stripAnsi = (text: string) => text.replace(/\u001B\[[0-9;]*m/g, "")
@@ -102,7 +103,18 @@ describe("effect-llm-tools, in process", () => {
         mcpServers: {
           "effect-llm-tools": {
             command: "npx",
-            args: ["-y", "effect-llm-tools", "mcp", "--root", "/absolute/path/to/folder"]
+            // `npx` installs no optional peer: the platform the command runs on is named beside the package.
+            args: [
+              "-y",
+              "-p",
+              "effect-llm-tools",
+              "-p",
+              `@effect/platform-node@${manifest.peerDependencies["@effect/platform-node"]}`,
+              "effect-llm-tools",
+              "mcp",
+              "--root",
+              "/absolute/path/to/folder"
+            ]
           }
         }
       })
@@ -453,9 +465,38 @@ describe("effect-llm-tools, as a program", () => {
  * `node_modules`, and its bin is linked into `node_modules/.bin` and made executable, as npm's installer does. An
  * `npm install` of the tarball would fetch the dependencies, or fail offline on a cold cache.
  */
+/**
+ * Installs a packed tarball into `folder` as npm would: the package, its dependencies and its peers (linked from this
+ * repository's), with or without the optional ones, and its bin in `node_modules/.bin`. Gives the bin's path.
+ */
+const installPacked = (folder: string, tarball: string, peers: "all peers" | "required peers"): string => {
+  const packageDir = join(folder, "node_modules", "effect-llm-tools")
+  mkdirSync(packageDir, { recursive: true })
+  const untar = spawnSync("tar", ["-xzf", tarball, "-C", packageDir, "--strip-components=1"])
+  assert.strictEqual(untar.status, 0, String(untar.stderr))
+  const installed = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as typeof manifest
+  const optional = peers === "all peers" ? [] : Object.keys(installed.peerDependenciesMeta ?? {})
+  const linked = [...Object.keys(installed.dependencies), ...Object.keys(installed.peerDependencies)]
+  for (const name of linked.filter((name) => !optional.includes(name))) {
+    const link = join(folder, "node_modules", name)
+    mkdirSync(dirname(link), { recursive: true })
+    symlinkSync(join(repository, "node_modules", name), link, "dir")
+  }
+  const target = installed.bin["effect-llm-tools"]
+  assert.isDefined(target, "package.json declares no effect-llm-tools bin")
+  mkdirSync(join(folder, "node_modules", ".bin"))
+  const bin = join(folder, "node_modules", ".bin", "effect-llm-tools")
+  symlinkSync(join("..", "effect-llm-tools", target!), bin)
+  // npm's installer makes every bin executable, whatever mode the tarball gave it.
+  chmodSync(join(packageDir, target!), 0o755)
+  return bin
+}
+
 describe("effect-llm-tools, from npm pack", () => {
   const install = join(scratch, "install")
+  const installWithoutPlatform = join(scratch, "install-without-platform")
   let bin = ""
+  let binWithoutPlatform = ""
   let env: Record<string, string> = {}
 
   beforeAll(async () => {
@@ -472,24 +513,8 @@ describe("effect-llm-tools, from npm pack", () => {
     const tarball = readdirSync(packed).find((file) => file.endsWith(".tgz"))
     assert.isDefined(tarball, `npm pack wrote no tarball:\n${pack.stdout}`)
 
-    const packageDir = join(install, "node_modules", "effect-llm-tools")
-    mkdirSync(packageDir, { recursive: true })
-    const untar = spawnSync("tar", ["-xzf", join(packed, tarball!), "-C", packageDir, "--strip-components=1"])
-    assert.strictEqual(untar.status, 0, String(untar.stderr))
-
-    const installed = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as typeof manifest
-    for (const name of [...Object.keys(installed.dependencies), ...Object.keys(installed.peerDependencies)]) {
-      const link = join(install, "node_modules", name)
-      mkdirSync(dirname(link), { recursive: true })
-      symlinkSync(join(repository, "node_modules", name), link, "dir")
-    }
-    const target = installed.bin["effect-llm-tools"]
-    assert.isDefined(target, "package.json declares no effect-llm-tools bin")
-    mkdirSync(join(install, "node_modules", ".bin"))
-    bin = join(install, "node_modules", ".bin", "effect-llm-tools")
-    symlinkSync(join("..", "effect-llm-tools", target!), bin)
-    // npm's installer makes every bin executable, whatever mode the tarball gave it.
-    chmodSync(join(packageDir, target!), 0o755)
+    bin = installPacked(install, join(packed, tarball!), "all peers")
+    binWithoutPlatform = installPacked(installWithoutPlatform, join(packed, tarball!), "required peers")
     // The bin runs through its shebang (`env node`): the node running these tests comes first on the PATH.
     const path = `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`
     env = { ...process.env as Record<string, string>, PATH: path }
@@ -506,6 +531,19 @@ describe("effect-llm-tools, from npm pack", () => {
     const { code, stderr, stdout } = await runProgram(bin, ["mcp", "--help"], env)
     assert.deepStrictEqual([code, stderr], [0, ""])
     assert.include(stdout, "MCP HOST CONFIGURATION")
+  }, 30_000)
+
+  it("without the optional peer @effect/platform-node (as npx installs it), the bin says how to get it; exit 1", async () => {
+    const range = manifest.peerDependencies["@effect/platform-node"]
+    assert.strictEqual(manifest.peerDependenciesMeta?.["@effect/platform-node"]?.optional, true)
+    for (const args of [["mcp", "--help"], ["mcp", "--root", root]]) {
+      const { code, stderr, stdout } = await runProgram(binWithoutPlatform, args, env)
+      assert.deepStrictEqual([code, stdout], [1, ""])
+      assert.include(stderr, `needs @effect/platform-node ${range}`)
+      assert.include(stderr, `npm i @effect/platform-node@${range}`)
+      assert.include(stderr, `npx -y -p effect-llm-tools -p @effect/platform-node@${range} effect-llm-tools mcp`)
+      assert.notInclude(stderr, "ERR_MODULE_NOT_FOUND")
+    }
   }, 30_000)
 
   it("the bin serves the built-ins under --root to the SDK client over stdio", async () => {

@@ -12,10 +12,12 @@
  *   `--tools` module that cannot be loaded or does not default-export a `ToolSet`.
  * - `130`: stopped by a signal (Ctrl-C, SIGTERM).
  *
+ * The command runs on `@effect/platform-node`, an optional peer dependency of the package: without it, the command
+ * says how to get it on standard error, and exits with `1`.
+ *
  * @since 0.1.0
  */
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as NodeServices from "@effect/platform-node/NodeServices"
+import type * as NodeServices from "@effect/platform-node/NodeServices"
 import { Cause, Console, Context, Effect, Exit, Fiber, Layer, Option, References, Runtime } from "effect"
 import { CliConfig, CliError, CliOutput, Command, Flag, GlobalFlag } from "effect/cli"
 import { readFileSync, realpathSync } from "node:fs"
@@ -25,17 +27,32 @@ import * as ToolSet from "../ToolSet.ts"
 
 const name = "effect-llm-tools"
 
-// The same relative path from src/bin/ and from dist/bin/: the package's own package.json.
-const version: string = (() => {
+/** The package's own manifest: the same relative path from src/bin/ and from dist/bin/. */
+const manifest: {
+  readonly version?: unknown
+  readonly peerDependencies?: Record<string, unknown>
+} = (() => {
   try {
-    const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-      readonly version?: unknown
-    } | null
-    return typeof manifest?.version === "string" ? manifest.version : "0.0.0"
+    const read: unknown = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"))
+    return typeof read === "object" && read !== null ? read : {}
   } catch {
-    return "0.0.0"
+    return {}
   }
 })()
+
+const version: string = typeof manifest.version === "string" ? manifest.version : "0.0.0"
+
+/** The platform the command runs on: an optional peer dependency, which `npx` does not install on its own. */
+const platformPackage = "@effect/platform-node"
+
+/** The versions of the platform the package asks for, from its manifest. */
+const platformRange: string = (() => {
+  const range = manifest.peerDependencies?.[platformPackage]
+  return typeof range === "string" ? range : "~4.1.0"
+})()
+
+/** How to run the command without installing it: `npx` with the platform beside the package. */
+const npxArgs: ReadonlyArray<string> = ["-y", "-p", name, "-p", `${platformPackage}@${platformRange}`, name]
 
 /** The tools being served, as a dispatch service: what `McpServer` serves. */
 class Tools extends Context.Service<Tools, ToolSet.Service<McpServer.RequestMeta>>()("effect-llm-tools/cli/Tools") {}
@@ -236,7 +253,7 @@ const mcp = Command.make("mcp", {
     },
     { command: `${name} mcp --http 3000`, description: "Serve at http://127.0.0.1:3000/mcp" },
     { command: `${name} mcp --tools ./dist/tools.js`, description: "Serve your own tools" },
-    { command: `npx -y ${name} mcp --root ~/notes`, description: "Without installing" }
+    { command: `npx ${npxArgs.join(" ")} mcp --root ~/notes`, description: "Without installing" }
   ])
 )
 
@@ -249,7 +266,7 @@ const hostConfig = indent([
   "  \"mcpServers\": {",
   `    "${name}": {`,
   "      \"command\": \"npx\",",
-  `      "args": ["-y", "${name}", "mcp", "--root", "/absolute/path/to/folder"]`,
+  `      "args": [${[...npxArgs, "mcp", "--root", "/absolute/path/to/folder"].map((arg) => `"${arg}"`).join(", ")}]`,
   "    }",
   "  }",
   "}",
@@ -346,9 +363,55 @@ const isMain = (): boolean => {
   }
 }
 
-if (isMain()) {
+/**
+ * What the command says when `@effect/platform-node` is not installed: which package is missing, and the two ways to
+ * get it.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const missingPlatformMessage = [
+  `${name}: the command needs ${platformPackage} ${platformRange}, an optional peer dependency, and it is not`,
+  "installed. Install it beside the package:",
+  "",
+  `  npm i ${platformPackage}@${platformRange}`,
+  "",
+  "or run the command without installing either:",
+  "",
+  `  npx ${npxArgs.join(" ")} mcp --help`,
+  ""
+].join("\n")
+
+/** Whether an import failed because `@effect/platform-node` itself cannot be found (not one of its own imports). */
+const isMissingPlatform = (error: unknown): boolean => {
+  if (typeof error !== "object" || error === null) return false
+  const { code, message } = error as { readonly code?: unknown; readonly message?: unknown }
+  return (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") && typeof message === "string" &&
+    message.includes(`'${platformPackage}'`)
+}
+
+/** Runs the command as the program node runs, on Node's platform, which is loaded first. */
+const main = async (): Promise<void> => {
+  let platform: readonly [
+    typeof import("@effect/platform-node/NodeRuntime"),
+    typeof import("@effect/platform-node/NodeServices")
+  ]
+  try {
+    platform = await Promise.all([
+      import("@effect/platform-node/NodeRuntime"),
+      import("@effect/platform-node/NodeServices")
+    ])
+  } catch (error) {
+    if (!isMissingPlatform(error)) throw error
+    process.stderr.write(missingPlatformMessage)
+    process.exitCode = 1
+    return
+  }
+  const [NodeRuntime, NodeServicesLive] = platform
   run(process.argv.slice(2)).pipe(
-    Effect.provide(NodeServices.layer),
+    Effect.provide(NodeServicesLive.layer),
     NodeRuntime.runMain({ disableErrorReporting: true, teardown: (exit, onExit) => onExit(exitCodeOf(exit)) })
   )
 }
+
+if (isMain()) void main()
