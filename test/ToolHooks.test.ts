@@ -1405,6 +1405,45 @@ describe("telemetry", () => {
       })
     }))
 
+  it.effect("the spans a hook makes are children of the call's execute_tool span", () =>
+    Effect.gen(function*() {
+      const { spans, tracer } = makeRecorder()
+      const echo = makeEcho()
+      const checked = onCall(() => Effect.withSpan(Effect.succeed(ToolHooks.run), "policy check"))
+      const reviewed = onResult(() => Effect.withSpan(Effect.succeed(ToolHooks.keep), "output review"))
+      yield* executeOne({ tools: ToolSet.make(echo.tool), hooks: [checked, reviewed] }, call("echo", { text: "x" }))
+        .pipe(Effect.withTracer(tracer))
+      const execute = spans.find((span) => span.name === "execute_tool echo")!
+      const parentOf = (name: string) =>
+        spans.filter((span) => span.name === name).map((span) => Option.map(span.parent, (parent) => parent.spanId))
+      assert.deepStrictEqual(parentOf("policy check"), [Option.some(execute.spanId)])
+      assert.deepStrictEqual(parentOf("output review"), [Option.some(execute.spanId)])
+    }))
+
+  it.live("a call whose batch a hook stopped before its tool ran ends its span with the outcome stopped", () =>
+    Effect.gen(function*() {
+      const { spans, tracer } = makeRecorder()
+      const echo = makeEcho()
+      // "first" waits in its hook while "second" stops the batch: "first" never runs and has no result.
+      const hook = onCall((event) =>
+        event.call.id === "second"
+          ? Effect.succeed(ToolHooks.stop("halt"))
+          : Effect.as(Effect.sleep("20 millis"), ToolHooks.run)
+      )
+      const stopped = yield* failureOf(executeBatch(
+        { tools: ToolSet.make(echo.tool), hooks: [hook] },
+        [call("echo", { text: "x" }, "first"), call("echo", { text: "y" }, "second")],
+        { concurrency: "unbounded" }
+      ).pipe(Effect.withTracer(tracer)))
+      assert.instanceOf(stopped, ToolHooks.ToolRunStopped)
+      assert.deepStrictEqual(stopped.results.map((result) => result.callId), ["second"])
+      assert.strictEqual(echo.runs(), 0)
+      const first = spans.find((span) => span.attributes.get("gen_ai.tool.call.id") === "first")!
+      assert.strictEqual(first.status._tag, "Ended")
+      assert.strictEqual(first.attributes.get("gen_ai.tool.call.outcome"), "stopped")
+      assert.strictEqual(first.attributes.get("tool.batch_stopped"), true)
+    }))
+
   it.effect("the span of a call carries the approval outcome: approved, denied, deferred, and on resume", () =>
     Effect.gen(function*() {
       const { spans, tracer } = makeRecorder()

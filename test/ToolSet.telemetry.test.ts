@@ -83,7 +83,9 @@ describe("ToolSet telemetry", () => {
         assert.deepStrictEqual(attributesOf(span), {
           "gen_ai.operation.name": "execute_tool",
           "gen_ai.tool.name": "add",
+          "gen_ai.tool.type": "function",
           "gen_ai.tool.call.id": "call_ok",
+          "gen_ai.tool.description": "Add two integers",
           "tool.status": "success",
           "gen_ai.tool.call.outcome": "success"
         })
@@ -104,7 +106,9 @@ describe("ToolSet telemetry", () => {
           ["execute_tool add", {
             "gen_ai.operation.name": "execute_tool",
             "gen_ai.tool.name": "add",
+            "gen_ai.tool.type": "function",
             "gen_ai.tool.call.id": "call_rl",
+            "gen_ai.tool.description": "Add two integers",
             "tool.status": "error",
             "gen_ai.tool.call.outcome": "error",
             "error.type": "rate_limited"
@@ -112,7 +116,9 @@ describe("ToolSet telemetry", () => {
           ["execute_tool add", {
             "gen_ai.operation.name": "execute_tool",
             "gen_ai.tool.name": "add",
+            "gen_ai.tool.type": "function",
             "gen_ai.tool.call.id": "call_bad",
+            "gen_ai.tool.description": "Add two integers",
             "tool.status": "error",
             "gen_ai.tool.call.outcome": "error",
             "error.type": "invalid_args"
@@ -120,7 +126,9 @@ describe("ToolSet telemetry", () => {
           ["execute_tool add", {
             "gen_ai.operation.name": "execute_tool",
             "gen_ai.tool.name": "add",
+            "gen_ai.tool.type": "function",
             "gen_ai.tool.call.id": "call_no",
+            "gen_ai.tool.description": "Add two integers",
             "tool.status": "denied",
             "gen_ai.tool.call.outcome": "denied",
             "error.type": "permission_denied"
@@ -128,12 +136,45 @@ describe("ToolSet telemetry", () => {
           ["execute_tool subtract", {
             "gen_ai.operation.name": "execute_tool",
             "gen_ai.tool.name": "subtract",
+            "gen_ai.tool.type": "function",
             "gen_ai.tool.call.id": "call_nf",
             "tool.status": "error",
             "gen_ai.tool.call.outcome": "error",
             "error.type": "not_found"
           }]
         ])
+      }))
+
+    it.effect("a registered tool's name is whole on its span, however long; an invented one is cut at 128", () =>
+      Effect.gen(function*() {
+        const { spans, tracer } = makeRecorder()
+        // Two valid names of 128 characters that differ only at the end: their spans must not collide.
+        const long = (end: string) => `${"n".repeat(127)}${end}`
+        const tools = ToolSet.make(
+          ...["a", "b"].map((end) =>
+            Tool.make(long(end), { description: "", parameters: Schema.Struct({}), call: () => Effect.succeed(end) })
+          )
+        )
+        const invented = "x".repeat(300)
+        yield* ToolSet.executeAll(tools, [call(long("a"), {}, "a"), call(long("b"), {}, "b"), call(invented, {}, "c")])
+          .pipe(Effect.withTracer(tracer))
+        const shown = spans.map((span) => [span.name, span.attributes.get("gen_ai.tool.name")])
+        assert.deepStrictEqual(shown, [
+          [`execute_tool ${long("a")}`, long("a")],
+          [`execute_tool ${long("b")}`, long("b")],
+          [`execute_tool ${"x".repeat(128)}…`, `${"x".repeat(128)}…`]
+        ])
+        // An empty description is not an attribute.
+        assert.isFalse(spans.some((span) => span.attributes.has("gen_ai.tool.description")))
+      }))
+
+    it.effect("a call without an id has no gen_ai.tool.call.id on its span", () =>
+      Effect.gen(function*() {
+        const { spans, tracer } = makeRecorder()
+        yield* ToolSet.execute(set, call("add", { left: 1, right: 2 }, "")).pipe(Effect.withTracer(tracer))
+        const span = spanNamed(spans, "execute_tool add")
+        assert.isFalse(span.attributes.has("gen_ai.tool.call.id"))
+        assert.strictEqual(span.attributes.get("gen_ai.tool.call.outcome"), "success")
       }))
 
     it.effect("spans the tool creates are children of its execute_tool span", () =>
@@ -216,7 +257,7 @@ describe("ToolSet telemetry", () => {
         )
       })))
 
-    it.effect("gen_ai.tool.duration records one observation per call, by tool and status", () =>
+    it.effect("gen_ai.tool.duration records one observation per call, by tool, status and error.type, in ms", () =>
       withFreshRegistry(Effect.gen(function*() {
         const first = yield* ToolSet.execute(set, call("add", { left: 1, right: 2 }))
         const second = yield* ToolSet.execute(set, call("add", { left: 1, right: 2 }))
@@ -231,12 +272,28 @@ describe("ToolSet telemetry", () => {
         // The histogram observes exactly the durations the results report.
         const [a, b, c] = [first.durationMs, second.durationMs, failed.durationMs]
         assert.deepStrictEqual(summary, [
-          [{ "gen_ai.tool.name": "add", "tool.status": "error" }, { count: 1, min: c, max: c, sum: c }],
           [
-            { "gen_ai.tool.name": "add", "tool.status": "success" },
+            { "gen_ai.tool.name": "add", "tool.status": "error", "error.type": "invalid_args", unit: "ms" },
+            { count: 1, min: c, max: c, sum: c }
+          ],
+          [
+            { "gen_ai.tool.name": "add", "tool.status": "success", unit: "ms" },
             { count: 2, min: Math.min(a, b), max: Math.max(a, b), sum: a + b }
           ]
         ])
+      })))
+
+    it.effect("gen_ai.tool.duration has buckets up to minutes: a slow tool does not land in +Infinity", () =>
+      withFreshRegistry(Effect.gen(function*() {
+        yield* ToolSet.execute(set, call("add", { left: 1, right: 2 }))
+        const [only] = yield* series("gen_ai.tool.duration")
+        const finite = (only!.state as Metric.HistogramState).buckets
+          .map(([boundary]) => boundary)
+          .filter(Number.isFinite)
+        assert.isAtMost(finite[0]!, 0.01)
+        // A tool under a 30 s or a 5-minute timeout is told apart from one that took 10 s.
+        assert.isTrue(finite.some((boundary) => boundary > 10_000 && boundary < 60_000))
+        assert.isAbove(finite[finite.length - 1]!, 10 * 60_000)
       })))
 
     it.live("gen_ai.tool.duration records the wall time of the call, in milliseconds", () =>
@@ -250,7 +307,10 @@ describe("ToolSet telemetry", () => {
         yield* ToolSet.execute(naps, call("nap", {}))
         yield* ToolSet.execute(naps, call("nap", {}))
         const [only, ...rest] = yield* series("gen_ai.tool.duration")
-        assert.deepStrictEqual([only?.attributes, rest], [{ "gen_ai.tool.name": "nap", "tool.status": "success" }, []])
+        assert.deepStrictEqual([only?.attributes, rest], [
+          { "gen_ai.tool.name": "nap", "tool.status": "success", unit: "ms" },
+          []
+        ])
         const histogram = only!.state as Metric.HistogramState
         assert.strictEqual(histogram.count, 2)
         // Timers fire on whole milliseconds, so a 25 ms sleep may measure a fraction under 25.
@@ -362,7 +422,7 @@ describe("ToolSet telemetry", () => {
         for (const { attributes, state } of histograms) {
           const key = `${attributes!["gen_ai.tool.name"]}/${attributes!["tool.status"]}`
           const own = Metric.histogram(`reference ${key}`, {
-            boundaries: Metric.exponentialBoundaries({ start: 0.01, factor: 4, count: 12 })
+            boundaries: Metric.exponentialBoundaries({ start: 0.01, factor: 4, count: 15 })
           })
           for (const duration of durations.get(key)!) {
             yield* Metric.update(own, duration).pipe(Effect.provideService(Metric.MetricRegistry, reference))

@@ -439,16 +439,16 @@ const begin = (
   // The span is made by Effect (parent, sampling, propagation and span annotations as Effect decides) and ended
   // by `settle` with the result, which saves the extra fiber steps of `Effect.useSpan` on every call. It becomes
   // the parent of the tool's own spans when the tool runs (see runTool).
-  const name = bounded(self.name)
+  // A registered tool's name is never cut (a valid name has at most 128 characters); a longer one was invented.
+  const name = bounded(self.name, maxSpanNameLength)
+  const attributes: Record<string, unknown> = {
+    "gen_ai.operation.name": "execute_tool",
+    "gen_ai.tool.name": name,
+    "gen_ai.tool.type": "function"
+  }
+  if (self.id !== "") attributes["gen_ai.tool.call.id"] = self.id
   return Effect.flatMap(
-    Effect.makeSpan(`execute_tool ${name}`, {
-      kind: "internal",
-      attributes: {
-        "gen_ai.operation.name": "execute_tool",
-        "gen_ai.tool.name": name,
-        "gen_ai.tool.call.id": self.id
-      }
-    }),
+    Effect.makeSpan(`execute_tool ${name}`, { kind: "internal", attributes }),
     (span) => {
       self.span = span
       const outcome = runCall(self)
@@ -461,6 +461,9 @@ const begin = (
     }
   )
 }
+
+/** How much of a tool's name a span shows: all of a valid name. */
+const maxSpanNameLength = 128
 
 /** The whole path of one call: steps 1 to 5, then a server's `onResult` hooks, then step 6. */
 const runCall = (self: Call): Now<ToolResult | undefined> =>
@@ -554,7 +557,7 @@ class Call {
     ;(plan === undefined ? unknownToolMetrics : plan.metrics).record(result, this.fiberContext)
     const span = this.span
     if (span !== undefined) {
-      annotateSpan(span, result)
+      annotateSpan(span, result, plan?.tool.description)
       if (this.server !== undefined) this.server.annotate(span)
       this.endSpan(result.error._tag === "Some" ? Exit.fail(result.error.value) : Exit.succeed(result))
     }
@@ -772,7 +775,7 @@ const attemptCall = (
     attempt: self.server!.attempt,
     approved: resumed?._tag === "Approve"
   })
-  const decided = runHooks(policy.onCall, state, (exit) => decideCall(self, state, exit))
+  const decided = runHooks(policy.onCall, state, (exit) => decideCall(self, state, exit), self.span)
   return isEffectValue(decided)
     ? Effect.flatMap(decided, () => toEffect(afterCallHooks(self, policy, plan, args, last, state)))
     : afterCallHooks(self, policy, plan, args, last, state)
@@ -943,8 +946,9 @@ const complete = (
   result: ToolResult | undefined
 ): Now<ToolResult | undefined> => {
   if (result === undefined) {
-    // The batch stopped before this call's tool ran: there is nothing to record but the span's end.
+    // The batch stopped before this call's tool ran: it has no result, and nothing to record but its span's end.
     if (self.span !== undefined) {
+      self.span.attribute("gen_ai.tool.call.outcome", "stopped")
       self.server!.annotate(self.span)
       self.endSpan(Exit.succeed(undefined))
     }
@@ -952,7 +956,7 @@ const complete = (
   }
   if (policy.onResult.length === 0) return self.settle(self.plan, result)
   const state = new ResultState(self.event(), result)
-  const reviewed = runHooks(policy.onResult, state, (exit) => decideResult(self, state, exit))
+  const reviewed = runHooks(policy.onResult, state, (exit) => decideResult(self, state, exit), self.span)
   return isEffectValue(reviewed)
     ? Effect.map(reviewed, () => self.settle(self.plan, state.result))
     : self.settle(self.plan, state.result)
@@ -1039,12 +1043,14 @@ const fieldsOf = (result: ToolResult): ToolResultFields => ({
  * Runs hooks in order on one chain's state until `apply` (which records what a hook answered) says the chain is done.
  * A hook that throws, returns something that is not an Effect, fails or dies answers with that failure; so does one
  * whose decision cannot be read. Hooks that answer with an Exit (`Effect.succeed`) cost no fiber step: when all of
- * them do, the chain ends here and nothing is returned; otherwise the Effect that ends it.
+ * them do, the chain ends here and nothing is returned; otherwise the Effect that ends it. The program of a hook runs
+ * under the call's span, when it has one: the hook's own spans are its children, as the tool's are.
  */
 const runHooks = <S extends { readonly event: unknown }>(
   hooks: ReadonlyArray<(event: any) => Effect.Effect<unknown, unknown, any>>,
   state: S,
   apply: (exit: Exit.Exit<unknown, unknown>) => boolean,
+  span: Tracer.Span | undefined,
   from = 0
 ): Effect.Effect<void, never, any> | undefined => {
   for (let index = from; index < hooks.length; index++) {
@@ -1061,9 +1067,10 @@ const runHooks = <S extends { readonly event: unknown }>(
       if (applySafely(apply, effect)) return undefined
       continue
     }
-    return Effect.flatMap(Effect.exit(effect), (exit) => {
+    const program = span === undefined ? effect : Effect.provideService(effect, Tracer.ParentSpan, span)
+    return Effect.flatMap(Effect.exit(program), (exit) => {
       if (applySafely(apply, exit)) return Effect.void
-      return runHooks(hooks, state, apply, index + 1) ?? Effect.void
+      return runHooks(hooks, state, apply, span, index + 1) ?? Effect.void
     })
   }
   return undefined

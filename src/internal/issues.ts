@@ -18,11 +18,14 @@ const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 /** How much of a name or key a message repeats: names and keys may come from what was sent, of any length. */
 const maxEchoedLength = 64
 
-/** The first 64 characters of `text`, then `…` when there were more; never cut between a surrogate pair's halves. */
-export const bounded = (text: string): string => {
-  if (text.length <= maxEchoedLength) return text
-  const last = text.charCodeAt(maxEchoedLength - 1)
-  const end = last >= 0xd800 && last <= 0xdbff ? maxEchoedLength - 1 : maxEchoedLength
+/**
+ * The first 64 characters of `text` (or `max`), then `…` when there were more; never cut between a surrogate pair's
+ * halves.
+ */
+export const bounded = (text: string, max: number = maxEchoedLength): string => {
+  if (text.length <= max) return text
+  const last = text.charCodeAt(max - 1)
+  const end = last >= 0xd800 && last <= 0xdbff ? max - 1 : max
   return `${text.slice(0, end)}…`
 }
 

@@ -10,7 +10,15 @@ const callsName = "gen_ai.tool.calls"
 const callsDescription = "Tool calls executed, by tool, status and error kind"
 const durationName = "gen_ai.tool.duration"
 const durationDescription = "Wall time of tool calls in milliseconds"
-const durationBoundaries = Metric.exponentialBoundaries({ start: 0.01, factor: 4, count: 12 })
+// From 10 µs to about 11 minutes (0.01 ms × 4¹³), so that a tool that runs for seconds or minutes (a server's timeout
+// is often 30 s or more) still lands in a bucket of its own, then +Infinity.
+const durationBoundaries = Metric.exponentialBoundaries({ start: 0.01, factor: 4, count: 15 })
+
+/**
+ * The unit of the duration histogram, as an attribute of its series: Effect's metrics have no unit of their own, and
+ * its OpenTelemetry exporter reads the `unit` attribute as the instrument's unit (UCUM `ms`).
+ */
+const durationUnit = { unit: "ms" } as const
 
 /**
  * The name calls to tools that do not exist are counted under: the names a model invents are unbounded, and metric
@@ -153,6 +161,7 @@ export class ToolMetrics {
       const store = storeOf(registry)
       const attributes: Record<string, string> = { "gen_ai.tool.name": this.toolName, "tool.status": result.status }
       const callsAttributes = kind === undefined ? attributes : { ...attributes, "error.type": kind }
+      const durationAttributes = { ...callsAttributes, ...durationUnit }
       const extraKey = attributesKey(extra)
       const callsKey = `${attributesKey(callsAttributes)}${extraKey}`
       let calls = store.counters.get(callsKey)
@@ -166,7 +175,7 @@ export class ToolMetrics {
           { get: () => ({ count: store.data[at]!, incremental: true }), update: noop, modify: noop }
         )
       }
-      const durationKey = `${attributesKey(attributes)}${extraKey}`
+      const durationKey = `${attributesKey(durationAttributes)}${extraKey}`
       let duration = store.durations.get(durationKey)
       if (duration === undefined) {
         const at = allocate(store, durationSize)
@@ -178,7 +187,7 @@ export class ToolMetrics {
           Metric.histogram(durationName, {
             description: durationDescription,
             boundaries: durationBoundaries,
-            attributes
+            attributes: durationAttributes
           }),
           context,
           { get: () => histogramState(store.data, at), update: noop, modify: noop }
@@ -213,8 +222,9 @@ const histogramState = (data: Float64Array, at: number): Metric.HistogramState =
   return { buckets, count: data[at + countAt]!, min: data[at + minAt]!, max: data[at + maxAt]!, sum: data[at + sumAt]! }
 }
 
-/** Sets the attributes of a finished call on its span. */
-export const annotateSpan = (span: Tracer.Span, result: ToolResult): void => {
+/** Sets the attributes of a finished call on its span; the tool's description when the tool was found. */
+export const annotateSpan = (span: Tracer.Span, result: ToolResult, description: string | undefined): void => {
+  if (description !== undefined && description !== "") span.attribute("gen_ai.tool.description", description)
   span.attribute("tool.status", result.status)
   span.attribute("gen_ai.tool.call.outcome", result.status)
   if (result.error._tag === "Some") span.attribute("error.type", result.error.value.kind)
