@@ -34,8 +34,10 @@ import {
   Deferred,
   Effect,
   Exit,
+  Fiber,
   Layer,
   Logger,
+  LogLevel,
   Predicate,
   PubSub,
   Queue,
@@ -185,7 +187,6 @@ const registrations = <I, S extends Serveable>(
   Layer.effectDiscard(Effect.gen(function*() {
     const served = yield* tag
     const mcp = yield* EffectMcpServer.McpServer
-    const logs = yield* forwarding(mcp)
     // The tools served now, and whether each answers a JSON object with structuredContent too (it is listed with an
     // output schema).
     const structuredOf = new Map<string, boolean>()
@@ -197,7 +198,7 @@ const registrations = <I, S extends Serveable>(
       return mcp.addTool({
         tool,
         annotations: Context.empty(),
-        handle: (args: unknown) => Effect.suspend(() => serveCall(mcp, logs, served, tool.name, structured, args, ++calls))
+        handle: (args: unknown) => Effect.suspend(() => serveCall(mcp, served, tool.name, structured, args, ++calls))
       })
     }
     if (direct !== undefined) {
@@ -236,29 +237,50 @@ const registrations = <I, S extends Serveable>(
   }))
 
 /**
- * What the served tools log, on its way to the client: log messages, and marks a call leaves once it is done, so that
+ * What a served tool logs, on its way to the client: log messages, and a mark the call leaves once it is done, so that
  * it answers only when all it logged has gone out.
  */
 type Forwarded = Direct.LogMessage | Deferred.Deferred<void>
 
 /**
- * One fiber, for as long as the server, sends the tools' logs as `notifications/message`, in the order they were
- * written. A fiber per call would cost every call a fork and a join, logging or not.
+ * The logs of one call through Effect's MCP server, sent as `notifications/message` in the order they were written.
+ * They are sent from the request's own context: Effect's server delivers a notification sent with a request's context
+ * to that request's client alone (over HTTP, on the request's own stream), and one sent without it to every client.
+ * The queue and the fiber that sends are made on the first log: a call that logs nothing costs nothing.
  */
-const forwarding = (mcp: EffectMcpServer.McpServer["Service"]) =>
-  Effect.gen(function*() {
-    const logs = yield* Queue.unbounded<Forwarded>()
-    yield* Queue.take(logs).pipe(
-      Effect.flatMap((entry) =>
-        "level" in entry
-          ? Effect.ignore(mcp.notifications["notifications/message"](entry))
-          : Deferred.done(entry, Exit.void)
-      ),
-      Effect.forever,
-      Effect.forkScoped
-    )
-    return logs
+class CallLogs {
+  private readonly send: (message: Direct.LogMessage) => Effect.Effect<void>
+  private readonly context: Context.Context<never>
+  private queue: Queue.Queue<Forwarded> | undefined = undefined
+  private sender: Fiber.Fiber<unknown> | undefined = undefined
+  constructor(mcp: EffectMcpServer.McpServer["Service"], context: Context.Context<never>) {
+    this.send = (message) => Effect.ignore(mcp.notifications["notifications/message"](message))
+    this.context = context
+  }
+  /** Hands one message to the sender, which is started on the first. */
+  readonly log = (message: Direct.LogMessage): void => {
+    if (this.queue === undefined) {
+      const queue = Effect.runSyncWith(this.context)(Queue.unbounded<Forwarded>())
+      this.queue = queue
+      this.sender = Effect.runForkWith(this.context)(Effect.forever(Effect.flatMap(
+        Queue.take(queue),
+        (entry) => "level" in entry ? this.send(entry) : Deferred.done(entry, Exit.void)
+      )))
+    }
+    Queue.offerUnsafe(this.queue, message)
+  }
+  /** Waits until every message logged so far has gone out. */
+  readonly flushed: Effect.Effect<void> = Effect.suspend(() => {
+    if (this.queue === undefined) return Effect.void
+    const flushed = Deferred.makeUnsafe<void>()
+    Queue.offerUnsafe(this.queue, flushed)
+    return Deferred.await(flushed)
   })
+  /** Stops the sender, whatever is left: the call has ended (answered, or interrupted). */
+  readonly close: Effect.Effect<void> = Effect.suspend(() =>
+    this.sender === undefined ? Effect.void : Fiber.interrupt(this.sender)
+  )
+}
 
 /**
  * One call through dispatch, with the request's metadata, its progress sent by `progress`, and what the tool logs
@@ -273,18 +295,82 @@ const execute = (
 ): Effect.Effect<ToolResult | ToolHooks.ToolRunStopped> =>
   served.execute(call).pipe(
     Effect.catchTag("ToolRunStopped", (stopped) => Effect.succeed(stopped.results[0] ?? stopped)),
-    Effect.provideService(RequestMeta, meta),
-    Effect.provideService(ToolContext.ProgressReporter, progress),
-    // Effect's MCP server sets the level `Effect.log` writes at to the client's `logging/setLevel`: the tool's own
-    // logs keep their levels, and the server filters the forwarded ones by the client's.
-    Effect.provideService(References.CurrentLogLevel, "Info"),
-    Effect.updateService(Logger.CurrentLoggers, (loggers) => new Set([...loggers, forwarder(call.name, log)]))
+    Effect.updateContext((outer: Context.Context<never>) =>
+      Context.merge(
+        outer,
+        Context.make(RequestMeta, meta).pipe(
+          Context.add(ToolContext.ProgressReporter, progress),
+          Context.add(CallLogSink, { tool: call.name, log }),
+          // Effect's MCP server sets the level `Effect.log` writes at to the client's `logging/setLevel`: the tool's
+          // own logs keep their levels, and the server filters the forwarded ones by the client's.
+          Context.add(References.CurrentLogLevel, "Info"),
+          // Every level reaches the forwarder (a client may ask for debug); the host's loggers keep its minimum.
+          Context.add(References.MinimumLogLevel, "All"),
+          Context.add(
+            References.CurrentLoggers,
+            loggersOf(Context.get(outer, References.CurrentLoggers), Context.get(outer, References.MinimumLogLevel))
+          )
+        )
+      )
+    )
   )
 
-/** What a call was told of its progress and logs, to answer after them. */
+/** Where the logs of the running call go: the tool's name, and the sink of its `notifications/message`. */
+class CallLogSink extends Context.Service<CallLogSink, {
+  readonly tool: string
+  readonly log: (message: Direct.LogMessage) => void
+}>()("effect-llm-tools/mcp/CallLogSink") {}
+
+const mcpLevels: Record<string, Direct.Level> = {
+  Trace: "debug",
+  Debug: "debug",
+  Info: "info",
+  Warn: "warning",
+  Error: "error",
+  Fatal: "critical"
+}
+
+/** The logger that hands what a tool logs to its call's sink, to go to the client as `notifications/message`. */
+const forwarder = Logger.make((options) => {
+  const sink = Context.getOrUndefined(options.fiber.context, CallLogSink)
+  const level = mcpLevels[options.logLevel]
+  if (sink === undefined || level === undefined) return
+  const message = Array.isArray(options.message) && options.message.length === 1 ? options.message[0] : options.message
+  sink.log({ level, logger: sink.tool, data: typeof message === "string" ? message : safeJson(message) })
+})
+
+/**
+ * The loggers of a call: the host's, each held to the host's minimum level, and the forwarder, which takes every
+ * level. Made once per set of loggers and minimum.
+ */
+const loggersOf = (loggers: ReadonlySet<Logger.Logger<unknown, any>>, minimum: LogLevel.LogLevel) => {
+  let byMinimum = callLoggers.get(loggers)
+  if (byMinimum === undefined) {
+    byMinimum = new Map()
+    callLoggers.set(loggers, byMinimum)
+  }
+  let made = byMinimum.get(minimum)
+  if (made === undefined) {
+    made = new Set([...[...loggers].map((logger) => atLeast(logger, minimum)), forwarder])
+    byMinimum.set(minimum, made)
+  }
+  return made
+}
+
+const callLoggers = new WeakMap<
+  ReadonlySet<Logger.Logger<unknown, any>>,
+  Map<LogLevel.LogLevel, ReadonlySet<Logger.Logger<unknown, any>>>
+>()
+
+/** A logger that logs only at `minimum` or above. */
+const atLeast = (logger: Logger.Logger<unknown, any>, minimum: LogLevel.LogLevel): Logger.Logger<unknown, any> =>
+  Logger.make((options) => {
+    if (LogLevel.isGreaterThanOrEqualTo(options.logLevel, minimum)) logger.log(options)
+  })
+
+/** What a call was told of its progress, to answer after it. */
 interface Notified {
   progress: boolean
-  logged: boolean
 }
 
 /**
@@ -300,7 +386,6 @@ const afterProgress = (notified: Notified): Effect.Effect<void> => notified.prog
  */
 const serveCall = (
   mcp: EffectMcpServer.McpServer["Service"],
-  logs: Queue.Queue<Forwarded>,
   served: Serveable,
   name: string,
   structured: boolean,
@@ -316,19 +401,15 @@ const serveCall = (
       name,
       arguments: args === undefined ? {} : args
     })
-    const notified: Notified = { progress: false, logged: false }
+    const notified: Notified = { progress: false }
     const progress = progressReporter(meta.progressToken, notified, (update) =>
       Effect.ignore(mcp.notifications["notifications/progress"](update)))
-    const result = yield* execute(served, call, meta, progress, (message) => {
-      notified.logged = true
-      Queue.offerUnsafe(logs, message)
-    })
-    // What the tool logged goes out in order, and all of it before the result.
-    if (notified.logged) {
-      const flushed = Deferred.makeUnsafe<void>()
-      Queue.offerUnsafe(logs, flushed)
-      yield* Deferred.await(flushed)
-    }
+    const logs = new CallLogs(mcp, yield* Effect.context<never>())
+    const result = yield* execute(served, call, meta, progress, logs.log).pipe(
+      // What the tool logged goes out in order, and all of it before the result.
+      Effect.tap(() => logs.flushed),
+      Effect.ensuring(logs.close)
+    )
     yield* afterProgress(notified)
     return yield* Schema.decodeUnknownEffect(McpSchema.CallToolResult)(wireResult(result, structured)).pipe(
       Effect.mapError((issue) =>
@@ -349,7 +430,7 @@ const serveDirect = (
   notify: Direct.Notify
 ): Effect.Effect<object> =>
   Effect.suspend(() => {
-    const notified: Notified = { progress: false, logged: false }
+    const notified: Notified = { progress: false }
     const progress = progressReporter(meta.progressToken, notified, notify.progress)
     return Effect.flatMap(
       execute(served, call, meta, progress, notify.log),
@@ -393,26 +474,6 @@ const progressReporter = (
     })
   }
 }
-
-const mcpLevels: Record<string, Direct.Level> = {
-  Trace: "debug",
-  Debug: "debug",
-  Info: "info",
-  Warn: "warning",
-  Error: "error",
-  Fatal: "critical"
-}
-
-/** A logger that hands what the tool logs to `log`, to go to the client as `notifications/message`. */
-const forwarder = (tool: string, log: (message: Direct.LogMessage) => void) =>
-  Logger.make((options) => {
-    const level = mcpLevels[options.logLevel]
-    if (level === undefined) return
-    const message = Array.isArray(options.message) && options.message.length === 1
-      ? options.message[0]
-      : options.message
-    log({ level, logger: tool, data: typeof message === "string" ? message : safeJson(message) })
-  })
 
 /** A log message as JSON the wire can carry. */
 const safeJson = (value: unknown): Schema.Json => {

@@ -266,6 +266,38 @@ describe.each([["stdio", overStdio], ["Streamable HTTP", overHttp]] as const)("M
       { level: "info", data: "step 1 of 2" },
       { level: "info", data: "step 2 of 2" }
     ])
+    // Effect's logger drops debug lines below its minimum level (info): a client that asks for debug gets them.
+    logged.length = 0
+    await client.setLoggingLevel("debug")
+    await client.callTool({ name: "slow", arguments: { steps: 2, delayMs: 1 } })
+    await client.setLoggingLevel("info")
+    assert.deepStrictEqual(logged, [
+      { level: "info", data: "step 1 of 2" },
+      { level: "debug", data: "debug 1" },
+      { level: "info", data: "step 2 of 2" },
+      { level: "debug", data: "debug 2" }
+    ])
+    // The server's own log output keeps its minimum level: no debug line reached it.
+    assert.isFalse(served.stderr.lines.some((line) => line.includes("debug 1")))
+  })
+
+  it("sends a call's logs to its own client only, never to another client connected at the same time", async () => {
+    const other = await served.connect()
+    const mine: Array<unknown> = []
+    const theirs: Array<unknown> = []
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      mine.push(notification.params.data)
+    })
+    other.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      theirs.push(notification.params.data)
+    })
+    await other.setLoggingLevel("info")
+    // The other client has a call in flight (and so a stream open) the whole time this client's call logs.
+    const quiet = other.callTool({ name: "slow", arguments: { steps: 1, delayMs: 300 } })
+    await client.callTool({ name: "slow", arguments: { steps: 3, delayMs: 5 } })
+    await quiet
+    assert.deepStrictEqual(mine, ["step 1 of 3", "step 2 of 3", "step 3 of 3"])
+    assert.deepStrictEqual(theirs, ["step 1 of 1"])
   })
 
   it("interrupts a call the client cancels, and its finalizers run", async () => {
