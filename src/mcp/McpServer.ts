@@ -39,7 +39,6 @@ import {
   Logger,
   LogLevel,
   Predicate,
-  PubSub,
   Queue,
   References,
   Schema,
@@ -54,6 +53,7 @@ import {
 } from "effect/ai"
 import {
   Headers,
+  HttpEffect,
   HttpIncomingMessage,
   HttpRouter,
   HttpServer,
@@ -124,7 +124,7 @@ export interface HttpOptions extends Options {
   readonly host?: string | undefined
   /**
    * The `Origin`s a browser may call from. Default: the server's own (`http://127.0.0.1:PORT`,
-   * `http://localhost:PORT`). Requests without an `Origin` (not from a browser) are served.
+   * `http://localhost:PORT`, `http://[::1]:PORT`). Requests without an `Origin` (not from a browser) are served.
    */
   readonly allowedOrigins?: ReadonlyArray<string> | undefined
   /**
@@ -132,7 +132,7 @@ export interface HttpOptions extends Options {
    * `[::1]:PORT`, and `HOST:PORT` for a `host` option that is none of those.
    */
   readonly allowedHosts?: ReadonlyArray<string> | undefined
-  /** The largest request body served, in bytes; a larger one is refused with 413. Default 4 MiB. */
+  /** The largest request body served, in bytes; a larger one (chunked too) is refused with 413. Default 4 MiB. */
   readonly maxBodyBytes?: number | undefined
 }
 
@@ -756,11 +756,12 @@ export const layerHttp = <I, S extends Serveable>(
   const path = options.path ?? "/mcp"
   const host = options.host ?? "127.0.0.1"
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024
-  const changes = Effect.runSync(PubSub.unbounded<void>())
+  const sessions = new Sessions()
   const routes = Layer.unwrap(Effect.gen(function*() {
     const address = (yield* HttpServer.HttpServer).address
     const port = "port" in address ? address.port : 0
-    const origins = options.allowedOrigins ?? [`http://127.0.0.1:${port}`, `http://localhost:${port}`]
+    const origins = options.allowedOrigins ??
+      [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`]
     const hosts = new Set(
       (options.allowedHosts ??
         [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${host}:${port}`]).map((h) => h.toLowerCase())
@@ -776,28 +777,44 @@ export const layerHttp = <I, S extends Serveable>(
         if (origin !== undefined && !origins.includes(origin)) {
           return HttpServerResponse.text("Forbidden: unknown Origin", { status: 403 })
         }
-        if (request.method === "GET" && pathOf(request.url) === path) {
-          if (request.headers["mcp-session-id"] === undefined) return HttpServerResponse.empty({ status: 400 })
-          return HttpServerResponse.stream(Stream.encodeText(listChangedEvents(changes)), {
-            contentType: "text/event-stream",
-            headers: { "cache-control": "no-cache" }
-          })
-        }
+        const endpoint = pathOf(request.url) === path
+        if (endpoint && request.method === "GET") return sessions.open(request.headers)
         const length = Number(request.headers["content-length"] ?? "0")
-        if (length > maxBodyBytes) return HttpServerResponse.text("Payload Too Large", { status: 413 })
+        if (length > maxBodyBytes) return payloadTooLarge
         // A session's revision was fixed at initialization: a served revision named in the header of one of its
         // requests is not a reason to refuse it (Effect answers 400), so the header is left to the session.
         const version = request.headers["mcp-protocol-version"]
-        const served = request.headers["mcp-session-id"] !== undefined && version !== undefined &&
+        const passed = request.headers["mcp-session-id"] !== undefined && version !== undefined &&
             servedVersions.has(version)
-          ? Effect.provideService(
-            app,
-            HttpServerRequest.HttpServerRequest,
-            request.modify({ headers: Headers.remove(request.headers, "mcp-protocol-version") })
+          ? request.modify({ headers: Headers.remove(request.headers, "mcp-protocol-version") })
+          : request
+        const response = yield* app.pipe(
+          Effect.provideService(HttpServerRequest.HttpServerRequest, passed),
+          // A body without a length (chunked) is held to the same cap as it is read.
+          Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes))
+        )
+        if (!endpoint) return response
+        // Effect's server answers a body it could not read with a parse error: one over the cap is answered 413, as
+        // one whose length says so is. The body is read once; this reads the outcome kept of it.
+        if (request.method === "POST" && request.headers["content-length"] === undefined) {
+          const read = yield* Effect.exit(
+            Effect.provideService(passed.arrayBuffer, HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes))
           )
-          : app
-        // A body without a length (chunked) is held to the same cap as it is read.
-        return yield* Effect.provideService(served, HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes))
+          if (Exit.isFailure(read) && overflowed(Cause.squash(read.cause))) return payloadTooLarge
+        }
+        // Effect's server names a new session in a header it adds as the response is sent: read it then.
+        const method = request.method
+        const sessionId = request.headers["mcp-session-id"]
+        yield* HttpEffect.appendPreResponseHandler((_, sent) =>
+          Effect.sync(() => {
+            sessions.observe(method, sessionId, sent)
+            return sent
+          })
+        )
+        // Effect's server lists the methods it serves itself; this endpoint serves GET too.
+        return response.status === 405
+          ? HttpServerResponse.setHeader(response, "allow", "GET, POST, DELETE")
+          : response
       }), { global: true })
     return Layer.mergeAll(
       EffectMcpServer.layerHttp({
@@ -806,7 +823,7 @@ export const layerHttp = <I, S extends Serveable>(
         protocols,
         allowedOrigins: origins,
         allowSessionTermination: true,
-        registrations: registrations(tag, Effect.asVoid(PubSub.publish(changes, undefined)), undefined)
+        registrations: registrations(tag, Effect.sync(() => sessions.changed()), undefined)
       }),
       guard
     )
@@ -818,6 +835,18 @@ export const layerHttp = <I, S extends Serveable>(
 
 const servedVersions: ReadonlySet<string> = new Set(protocols.map((protocol) => protocol.protocolVersion))
 
+const payloadTooLarge = HttpServerResponse.text("Payload Too Large", { status: 413 })
+
+/** Whether a body could not be read because it is larger than the cap: Node's reader says so in a cause. */
+const overflowed = (error: unknown): boolean => {
+  let current = error
+  for (let depth = 0; depth < 8 && typeof current === "object" && current !== null; depth++) {
+    if ((current as { readonly _tag?: unknown })._tag === "MaxBytesError") return true
+    current = (current as { readonly cause?: unknown }).cause
+  }
+  return false
+}
+
 const pathOf = (url: string): string => {
   try {
     return new URL(url, "http://localhost").pathname
@@ -826,13 +855,77 @@ const pathOf = (url: string): string => {
   }
 }
 
-/** `notifications/tools/list_changed` as server-sent events, one per change, with a keep-alive comment. */
-const listChangedEvents = (changes: PubSub.PubSub<void>): Stream.Stream<string> => {
-  const event = `event: message\ndata: ${
-    JSON.stringify({ jsonrpc: "2.0", method: "notifications/tools/list_changed" })
-  }\n\n`
-  return Stream.merge(
-    Stream.map(Stream.fromPubSub(changes), () => event),
-    Stream.map(Stream.tick("15 seconds"), () => ": keep-alive\n\n")
-  )
+/** `notifications/tools/list_changed` as a server-sent event. */
+const listChangedEvent = `event: message\ndata: ${
+  JSON.stringify({ jsonrpc: "2.0", method: "notifications/tools/list_changed" })
+}\n\n`
+
+/**
+ * The sessions of the HTTP endpoint, and the stream each may open with a GET, on which the server tells it of
+ * changes to the tool list (Effect's server offers no such stream). Sessions are learned from Effect's answers: the
+ * session id it gives at initialization; a session is gone once a DELETE of it succeeds, or once Effect answers one
+ * of its requests with 404. A GET opens a stream only for a session that exists, with a served protocol revision and
+ * an `Accept` of `text/event-stream`, one per session at a time (as the official SDK's server does), so that a change
+ * goes out once per session; the stream ends with its session.
+ */
+class Sessions {
+  private readonly streams = new Map<string, Queue.Queue<string, Cause.Done> | undefined>()
+  /** What Effect's server answered to a request of the endpoint, and what it tells of the sessions. */
+  observe(method: string, sessionId: string | undefined, response: HttpServerResponse.HttpServerResponse): void {
+    if (method === "POST") {
+      const opened = response.headers["mcp-session-id"]
+      if (opened !== undefined && !this.streams.has(opened)) this.streams.set(opened, undefined)
+      if (sessionId !== undefined && response.status === 404) this.close(sessionId)
+    } else if (method === "DELETE" && sessionId !== undefined && response.status >= 200 && response.status < 300) {
+      this.close(sessionId)
+    }
+  }
+  /** A GET of the endpoint: the session's stream, or why there is none. */
+  open(headers: Headers.Headers): HttpServerResponse.HttpServerResponse {
+    if (!acceptsEventStream(headers["accept"])) {
+      return HttpServerResponse.text("Not Acceptable: the stream is text/event-stream", { status: 406 })
+    }
+    const version = headers["mcp-protocol-version"]
+    if (version !== undefined && !servedVersions.has(version)) {
+      return HttpServerResponse.text(`Bad Request: unsupported MCP-Protocol-Version ${version}`, { status: 400 })
+    }
+    const sessionId = headers["mcp-session-id"]
+    if (sessionId === undefined) {
+      return HttpServerResponse.text("Bad Request: no Mcp-Session-Id", { status: 400 })
+    }
+    if (!this.streams.has(sessionId)) return HttpServerResponse.text("Not Found: no such session", { status: 404 })
+    if (this.streams.get(sessionId) !== undefined) {
+      return HttpServerResponse.text("Conflict: this session's stream is already open", { status: 409 })
+    }
+    const queue = Effect.runSync(Queue.unbounded<string, Cause.Done>())
+    this.streams.set(sessionId, queue)
+    const events = Stream.merge(
+      Stream.fromQueue(queue),
+      Stream.map(Stream.tick("15 seconds"), () => ": keep-alive\n\n"),
+      { haltStrategy: "left" }
+    ).pipe(
+      // The client went away, or the session ended: the session may open a stream again, if it still exists.
+      Stream.ensuring(Effect.sync(() => {
+        if (this.streams.get(sessionId) === queue) this.streams.set(sessionId, undefined)
+      }))
+    )
+    return HttpServerResponse.stream(Stream.encodeText(events), {
+      contentType: "text/event-stream",
+      headers: { "cache-control": "no-cache" }
+    })
+  }
+  /** The tool list changed: every open stream is told, once. */
+  changed(): void {
+    for (const queue of this.streams.values()) if (queue !== undefined) Queue.offerUnsafe(queue, listChangedEvent)
+  }
+  private close(sessionId: string): void {
+    const queue = this.streams.get(sessionId)
+    this.streams.delete(sessionId)
+    if (queue !== undefined) Queue.endUnsafe(queue)
+  }
 }
+
+/** Whether an `Accept` header lists `text/event-stream`. */
+const acceptsEventStream = (accept: string | undefined): boolean =>
+  accept !== undefined &&
+  accept.split(",").some((type) => type.split(";")[0]!.trim().toLowerCase() === "text/event-stream")

@@ -399,7 +399,136 @@ describe("McpServer over Streamable HTTP: requests it refuses", () => {
     const big = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping", params: { pad: "x".repeat(70 * 1024) } })
     assert.strictEqual(await post({}, big), 413)
   })
+
+  it("serves a browser on the server's own [::1] origin, as its own Host", async () => {
+    assert.strictEqual(await post({ origin: `http://[::1]:${served.port}` }), 200)
+  })
+
+  /** A session of its own: its id, after `initialize` and `notifications/initialized`. */
+  const openSession = async () => {
+    const opened = await exchange("POST", {}, initialize)
+    const id = opened.headers["mcp-session-id"]
+    assert.isString(id)
+    const ready = await exchange(
+      "POST",
+      { "mcp-session-id": id as string },
+      JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })
+    )
+    assert.strictEqual(ready.status, 202)
+    return id as string
+  }
+
+  /** One request to the endpoint; a body without a length is sent chunked; a stream's first events are read. */
+  const exchange = (
+    method: string,
+    headers: Record<string, string>,
+    body?: string,
+    options: { readonly chunked?: boolean; readonly until?: (text: string) => boolean } = {}
+  ) =>
+    new Promise<{ status: number; headers: Record<string, unknown>; text: string; ended: boolean }>(
+      (resolve, reject) => {
+        const req = request({
+          host: "127.0.0.1",
+          port: served.port,
+          path: "/mcp",
+          method,
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            ...(body === undefined || options.chunked === true
+              ? {}
+              : { "content-length": String(Buffer.byteLength(body)) }),
+            ...headers
+          }
+        }, (response) => {
+          let text = ""
+          const done = (ended: boolean) => {
+            resolve({ status: response.statusCode!, headers: response.headers, text, ended })
+            if (!ended) req.destroy()
+          }
+          response.setEncoding("utf8")
+          response.on("data", (chunk: string) => {
+            text += chunk
+            if (options.until?.(text) === true) done(false)
+          })
+          response.on("end", () => done(true))
+        })
+        req.on("error", (error) => options.until === undefined ? reject(error) : undefined)
+        if (body !== undefined && options.chunked === true) {
+          for (let at = 0; at < body.length; at += 16 * 1024) req.write(body.slice(at, at + 16 * 1024))
+        }
+        req.end(options.chunked === true ? undefined : body)
+      }
+    )
+
+  it("refuses a chunked body (no Content-Length) over the size cap with 413, as one whose length says so", async () => {
+    const sessionId = await openSession()
+    const ping = (pad: number) =>
+      JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping", params: { _meta: { pad: "x".repeat(pad) } } })
+    const over = await exchange("POST", { "mcp-session-id": sessionId }, ping(70 * 1024), { chunked: true })
+    const under = await exchange("POST", { "mcp-session-id": sessionId }, ping(1024), { chunked: true })
+    assert.deepStrictEqual([over.status, under.status], [413, 200])
+    assert.deepStrictEqual(JSON.parse(under.text), { jsonrpc: "2.0", id: 2, result: {} })
+  })
+
+  it("opens a session's stream on GET only for a session that exists, as MCP asks, one at a time", async () => {
+    const sessionId = await openSession()
+    const stream = { accept: "text/event-stream" }
+    const statusOf = async (headers: Record<string, string>) => (await exchange("GET", headers)).status
+    assert.deepStrictEqual(
+      [
+        await statusOf(stream),
+        await statusOf({ ...stream, "mcp-session-id": "no-such-session" }),
+        await statusOf({ accept: "application/json", "mcp-session-id": sessionId }),
+        await statusOf({ ...stream, "mcp-session-id": sessionId, "mcp-protocol-version": "1999-01-01" })
+      ],
+      [400, 404, 406, 400]
+    )
+    const open = exchange("GET", { ...stream, "mcp-session-id": sessionId }, undefined, {
+      until: (text) => text.includes("list_changed")
+    })
+    // The stream is open (its keep-alive comes first): a second one for the same session is refused.
+    await waitUntil(async () => (await statusOf({ ...stream, "mcp-session-id": sessionId })) === 409)
+    // A change of the tool list comes on the stream.
+    const toggle = (on: boolean, id: number) =>
+      exchange("POST", { "mcp-session-id": sessionId }, JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "toggle_late", arguments: { on } }
+      }))
+    await toggle(true, 3)
+    const events = await open
+    assert.deepStrictEqual([events.status, events.headers["content-type"]], [200, "text/event-stream"])
+    assert.include(events.text, "\"method\":\"notifications/tools/list_changed\"")
+    await toggle(false, 4)
+  })
+
+  it("ends a session's stream when the session is deleted; the session is gone after", async () => {
+    const sessionId = await openSession()
+    const headers = { accept: "text/event-stream", "mcp-session-id": sessionId }
+    const open = exchange("GET", headers)
+    await waitUntil(async () => (await exchange("GET", headers)).status === 409)
+    assert.strictEqual((await exchange("DELETE", { "mcp-session-id": sessionId })).status, 204)
+    const ended = await open
+    assert.deepStrictEqual([ended.status, ended.ended], [200, true])
+    assert.strictEqual((await exchange("GET", headers)).status, 404)
+  })
+
+  it("says which methods the endpoint serves: GET, POST and DELETE", async () => {
+    const refused = await exchange("PUT", {}, "{}")
+    assert.deepStrictEqual([refused.status, refused.headers["allow"]], [405, "GET, POST, DELETE"])
+  })
 })
+
+/** Waits until `check` holds, asking every 20 ms, for 5 seconds at most. */
+const waitUntil = async (check: () => Promise<boolean>) => {
+  for (let tries = 0; tries < 250; tries++) {
+    if (await check()) return
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  assert.fail("the condition never held")
+}
 
 describe("McpServer over stdio: lines that are no message", () => {
   /** Writes `text` to a fresh stdio server in one write, and gives the answers once `count` have come. */
