@@ -43,7 +43,8 @@ export interface Annotations {
   readonly timeout?: Duration.Input | undefined
   /**
    * A human must approve each call before it runs: `ToolHooks.approval` asks for it (as it does for `destructive`
-   * tools).
+   * tools). A `ToolServer` without an approval hook denies its calls; a bare `ToolSet` has no hooks and does not ask
+   * (the loop and the effect/ai bridge ask, or deny, themselves).
    */
   readonly needsApproval?: boolean | undefined
   /**

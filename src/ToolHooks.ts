@@ -363,7 +363,7 @@ export const approval = <R = never>(options: {
 }): ToolHooks<R> => {
   const needs = options.needs ?? defaultNeeds
   const decide = options.decide
-  return make({
+  const hooks = make({
     onCall: (event) => {
       if (!needs(event)) return Effect.succeed<CallDecision>(run)
       // Approval is for the call, not for each attempt: a retry of an approved call is not asked about again.
@@ -394,7 +394,29 @@ export const approval = <R = never>(options: {
       })
     }
   })
+  approvals.add(hooks)
+  return hooks
 }
+
+const approvals = new WeakSet<Any>()
+
+/**
+ * Whether hooks were made by {@link approval}. A `ToolServer` without such hooks cannot ask a human: it denies every
+ * call of a tool annotated `needsApproval`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ToolHooks } from "effect-llm-tools"
+ *
+ * const asking = ToolHooks.approval({ decide: () => Effect.succeed(ToolHooks.defer) })
+ * ToolHooks.isApproval(asking) // true
+ * ToolHooks.isApproval(ToolHooks.make({ onCall: () => Effect.succeed(ToolHooks.run) })) // false
+ * ```
+ *
+ * @category guards
+ */
+export const isApproval = (hooks: Any): boolean => approvals.has(hooks)
 
 const approvedRun: Run = { _tag: "Run", approval: "approved" }
 

@@ -289,7 +289,8 @@ const checkOptions = (options: Options<Tool.Any, ToolHooks.Any>): Checked => {
       timeoutMs,
       limiter: concurrency === undefined ? undefined : new Limiter(concurrency),
       queue: maxQueued === undefined ? undefined : new WaitQueue(maxQueued),
-      retry: options.retry
+      retry: options.retry,
+      approves: hooks.some(ToolHooks.isApproval)
     }
   }
 }

@@ -837,6 +837,28 @@ describe("approval", () => {
       assert.deepStrictEqual(tools.runs(), { plain: 1, wipe: 1, publish: 1 })
     }))
 
+  it.effect("a server without an approval hook never runs a needsApproval tool: its calls are denied", () =>
+    Effect.gen(function*() {
+      const logging = onCall(() => Effect.succeed(ToolHooks.run))
+      for (const hooks of [[], [logging]]) {
+        const tools = makeTools()
+        const results = yield* executeBatch({ tools: tools.set, hooks }, oneCallOfEach("p", "w", "u"))
+        assert.deepStrictEqual(results.map((result) => [result.status, kindOf(result)]), [
+          ["success", undefined],
+          ["success", undefined],
+          ["denied", "permission_denied"]
+        ])
+        assert.match(summarizeResult(results[2]!).modelText ?? "", /needs a human.s approval/)
+        assert.deepStrictEqual(tools.runs(), { plain: 1, wipe: 1, publish: 0 })
+      }
+    }))
+
+  it("isApproval tells the hooks approval made from any other hooks", () => {
+    assert.isTrue(ToolHooks.isApproval(deferEvery))
+    assert.isFalse(ToolHooks.isApproval(onCall(() => Effect.succeed(ToolHooks.run))))
+    assert.isFalse(ToolHooks.isApproval(ToolHooks.make({})))
+  })
+
   it.effect("a custom needs decides which calls are asked about, and decide sees the call's arguments", () =>
     Effect.gen(function*() {
       const tools = makeTools()

@@ -338,6 +338,8 @@ export interface Policy {
   readonly queue: WaitQueue | undefined
   /** Retries of retryable errors; its input is the error. */
   readonly retry: Schedule.Schedule<unknown, ToolExecutionError.ToolExecutionError> | undefined
+  /** Whether an approval hook is among the hooks: without one, a tool that needs approval is never run. */
+  readonly approves: boolean
 }
 
 /** One batch of a server's calls: the reason of the first `stop`, once a hook decided one. */
@@ -767,6 +769,10 @@ const attemptCall = (
     self.server!.approval = "denied"
     return self.fail(plan, ToolExecutionError.refused(reasonOf(resumed.reason)))
   }
+  // Only an approval hook can ask a human: on a server without one, a tool that needs approval never runs.
+  if (plan.tool.annotations.needsApproval === true && !policy.approves) {
+    return self.fail(plan, ToolExecutionError.refused(unapprovable(plan.tool.name)))
+  }
   if (policy.onCall.length === 0) return runAttempt(self, policy, plan, args, args, last)
   const state = new CallState({
     call: self.event(),
@@ -780,6 +786,10 @@ const attemptCall = (
     ? Effect.flatMap(decided, () => toEffect(afterCallHooks(self, policy, plan, args, last, state)))
     : afterCallHooks(self, policy, plan, args, last, state)
 }
+
+/** Why a call of a tool that needs approval is denied on a server that cannot ask for it. */
+const unapprovable = (name: string): string =>
+  `tool \`${name}\` needs a human's approval before it runs, and this tool server has no approval hook to ask for it`
 
 /** What the `onCall` hooks decided: run the attempt with their arguments, or end the call as they said. */
 const afterCallHooks = (
