@@ -19,7 +19,17 @@ import * as ToolOutput from "../ToolOutput.ts"
 import { ToolResult } from "../ToolResult.ts"
 import * as ToolServer from "../ToolServer.ts"
 import * as ToolSet from "../ToolSet.ts"
-import { appendTurn, lastUserText, type Offered, offer, toolResultPartOf } from "./internal/loopParts.ts"
+import {
+  appendTurn,
+  type DecidedCall,
+  decidedCalls,
+  detached,
+  lastUserText,
+  type Offered,
+  offer,
+  placeAnswers,
+  toolResultPartOf
+} from "./internal/loopParts.ts"
 import { arrayOf, emptyArray, plain, textPart, toolMessage, userMessage } from "./internal/promptParts.ts"
 
 /**
@@ -292,7 +302,7 @@ class SnapshotTurn implements Turn {
     this.concurrency = concurrency
   }
   execute(calls: ReadonlyArray<ToolCall.ToolCall>): Effect.Effect<Array<ToolResult>, unknown, unknown> {
-    return this.server.executeAll(calls, this)
+    return this.server.executeAll(calls.map(detached), this)
   }
 }
 
@@ -398,6 +408,22 @@ const repeatedCall = (call: ToolCall.ToolCall): ToolResult => {
   })
 }
 
+/** The answer to a call that effect/ai's approval flow in the prompt denied: `denied`, with the human's reason. */
+const deniedByHuman = (decision: DecidedCall): ToolResult => {
+  const error = ToolExecutionError.refused(decision.reason ?? "a human did not approve this call")
+  const call = decision.call
+  return new ToolResult({
+    callId: call.id,
+    name: call.name,
+    arguments: call.arguments,
+    status: "denied",
+    output: error.modelOutput,
+    error: Option.some(error),
+    metadata: Context.empty(),
+    durationMs: 0
+  })
+}
+
 /** A {@link Result}. */
 const Finished = plain<
   [
@@ -461,13 +487,17 @@ class Conversation {
       return Effect.succeed(new Finished(response.text, transcript, this.turns, this.toolResults, response))
     }
     const reason = cutOff(response.content)
-    if (reason !== undefined) return this.answered(calls.map((call) => notRun(call, cutOffBecause(reason))))
+    // Through a step of the fiber, as the calls that run go: a model whose answers are at hand (`flatMapEager`) and
+    // always cut off would otherwise recurse, answer to request to answer, on the stack, one frame a turn.
+    if (reason !== undefined) {
+      return Effect.flatMap(Effect.succeed(calls.map((call) => notRun(call, cutOffBecause(reason)))), this.answered)
+    }
     const repeated = repeatedIds(calls)
-    if (repeated === undefined) return Effect.flatMap(this.execute(calls), this.answered)
+    if (repeated === undefined) return Effect.flatMap(this.execute(calls, calls, undefined), this.answered)
     // Only the first call of an id runs: a tool with effects would have them twice, and neither the model nor the
     // provider could tell the two answers apart.
     const runnable = calls.filter((_, i) => !repeated.has(i))
-    return Effect.flatMap(this.execute(runnable), (results) => {
+    return Effect.flatMap(this.execute(runnable, calls, repeated), (results) => {
       const all = new Array<ToolResult>(calls.length)
       let next = 0
       for (let i = 0; i < calls.length; i++) all[i] = repeated.has(i) ? repeatedCall(calls[i]!) : results[next++]!
@@ -475,24 +505,49 @@ class Conversation {
     })
   }
 
-  /** A turn's calls through the turn's tools; a hook's stop ends the loop with the conversation so far. */
-  execute(calls: ReadonlyArray<ToolCall.ToolCall>): Effect.Effect<Array<ToolResult>, unknown, unknown> {
-    const executed = this.turn!.execute(calls)
+  /**
+   * The calls of a turn that run (`runnable`: every call but the repeats of an id) through the turn's tools; a
+   * hook's stop ends the loop with the conversation so far, which answers all the turn's `calls`.
+   */
+  execute(
+    runnable: ReadonlyArray<ToolCall.ToolCall>,
+    calls: ReadonlyArray<ToolCall.ToolCall>,
+    repeated: ReadonlySet<number> | undefined
+  ): Effect.Effect<Array<ToolResult>, unknown, unknown> {
+    const executed = this.turn!.execute(runnable)
     if (this.fixed !== undefined) return executed
     return Effect.catchIf(
       executed,
       (error): error is ToolHooks.ToolRunStopped => error instanceof ToolHooks.ToolRunStopped,
-      (stopped) => Effect.fail(this.stopped(stopped, calls))
+      (stopped) => {
+        const answers = this.afterStop(stopped, calls, repeated)
+        this.record(answers)
+        return Effect.fail(this.stopped(stopped))
+      }
     )
   }
 
   /**
-   * The loop's {@link Stopped}: the batch's finished results, and a `skipped` answer for each call the stop kept
-   * from running, in call order, appended as the turn's answers.
+   * The answers of a batch a hook stopped, in call order: its finished results, a `skipped` answer for each call the
+   * stop kept from running, and the `invalid_args` answer of each repeat of an id (`repeated`, positions in `calls`),
+   * which never reached the batch.
    */
-  stopped(stopped: ToolHooks.ToolRunStopped, calls: ReadonlyArray<ToolCall.ToolCall>): Stopped {
+  afterStop(
+    stopped: ToolHooks.ToolRunStopped,
+    calls: ReadonlyArray<ToolCall.ToolCall>,
+    repeated: ReadonlySet<number> | undefined
+  ): Array<ToolResult> {
+    // The batch's ids are each its own: the repeats were left out of it.
     const finished = new Map(stopped.results.map((result) => [result.callId, result]))
-    this.record(calls.map((call) => finished.get(call.id) ?? notRun(call, `the run was stopped: ${stopped.reason}`)))
+    return calls.map((call, i) =>
+      repeated?.has(i) === true
+        ? repeatedCall(call)
+        : finished.get(call.id) ?? notRun(call, `the run was stopped: ${stopped.reason}`)
+    )
+  }
+
+  /** The loop's {@link Stopped}, with the conversation so far, whose every call is answered. */
+  stopped(stopped: ToolHooks.ToolRunStopped): Stopped {
     return new Stopped({
       reason: stopped.reason,
       results: stopped.results,
@@ -505,6 +560,45 @@ class Conversation {
   record(results: ReadonlyArray<ToolResult>): void {
     for (const result of results) this.toolResults.push(result)
     this.messages.push(toolMessage(results.map(toolResultPartOf)))
+  }
+
+  /**
+   * The first request, once the calls of the prompt that effect/ai's approval flow decided are answered (see
+   * `decidedCalls`): an approved call runs through the tools (a human was asked; over a tool server, its hooks run
+   * on it as on any call, against the tools registered now, as its `resume` runs one), a denied one is answered
+   * `denied` with the human's reason. The answers go where the calls were made, and into the results first.
+   */
+  begin(): Effect.Effect<Result, unknown, unknown> {
+    const decided = decidedCalls(this.messages)
+    if (decided.length === 0) return this.ask()
+    const approved = decided.filter((decision) => decision.approved).map((decision) => decision.call)
+    const place = (ran: ReadonlyArray<ToolResult>): void => {
+      const finished = new Map(ran.map((result) => [result.callId, result]))
+      const answers = decided.map((decision) =>
+        decision.approved ? finished.get(decision.call.id)! : deniedByHuman(decision)
+      )
+      for (const answer of answers) this.toolResults.push(answer)
+      placeAnswers(this.messages, answers.map(toolResultPartOf))
+    }
+    const { concurrency, tools } = this.checked
+    let ran: Effect.Effect<Array<ToolResult>, unknown, unknown>
+    if (approved.length === 0) ran = Effect.succeed([])
+    // The tools themselves, not their guarded copy: a human approved these calls.
+    else if (ToolSet.isToolSet(tools)) ran = ToolSet.executeAll(tools, approved, { concurrency })
+    else {
+      ran = Effect.catchIf(
+        (tools as ToolServer.ToolServer<unknown>).executeAll(approved.map(detached), { concurrency }),
+        (error): error is ToolHooks.ToolRunStopped => error instanceof ToolHooks.ToolRunStopped,
+        (stopped) => {
+          place(this.afterStop(stopped, approved, undefined))
+          return Effect.fail(this.stopped(stopped))
+        }
+      )
+    }
+    return Effect.flatMap(ran, (results) => {
+      place(results)
+      return this.ask()
+    })
   }
 
   readonly answered = (results: Array<ToolResult>): Effect.Effect<Result, unknown, unknown> => {
@@ -525,19 +619,26 @@ class Conversation {
 const start = (checked: Checked): Effect.Effect<Result, unknown, unknown> =>
   Effect.withFiber((fiber) => {
     const program = checked.model !== undefined
-      ? new Conversation(checked, checked.model).ask()
-      : Effect.flatMap(LanguageModel.LanguageModel, (model) => new Conversation(checked, model).ask())
+      ? new Conversation(checked, checked.model).begin()
+      : Effect.flatMap(LanguageModel.LanguageModel, (model) => new Conversation(checked, model).begin())
     return fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer ? program : Effect.withSpan(program, "ToolLoop.run")
   })
 
 /**
- * Puts results into a transcript, each in place of the answer to its call: the `skipped` answer of a call that
- * waited for a human's approval (`ToolHooks.approval` deferred it) by the result the tool server's `resume` gave once
- * they decided, say. The answers stay where the calls were made, as providers require, and read as the loop writes
- * every answer. Give the settled transcript, with a new user message if you like, to another run to go on.
+ * Puts results into a transcript, each in place of the pending answer to its call: the `skipped` answer of a call
+ * that waited for a human's approval (`ToolHooks.approval` deferred it) by the result the tool server's `resume` gave
+ * once they decided, say. The answers stay where the calls were made, as providers require, and read as the loop
+ * writes every answer. Give the settled transcript, with a new user message if you like, to another run to go on.
  *
- * Throws a `TypeError` for a result whose call the transcript does not answer, or when two results are for the same
- * call: a provider would refuse an answer without its call.
+ * The answer a result replaces is the one tool-result part, anywhere in the transcript, that has the result's call
+ * id and tool name and is a `skipped` answer as the loop writes one (flagged a failure, reading
+ * `Tool call skipped…`): the answer of a deferred call, of a call a hook's stop kept from running, or of a cut-off
+ * response's call. Every other answer stays: one the tool gave, the `invalid_args` answer of a call that repeated an
+ * id of its turn, an answer to a call of the same id in another turn, to another tool.
+ *
+ * Throws a `TypeError` for a result whose call the transcript has no such answer to; for a result two such answers
+ * could be for (a provider reused the id, in two turns, for calls to the same tool that were both left unrun), as
+ * putting it in the wrong place would tell the model something false; and for two results for the same call.
  *
  * @example
  * ```ts
@@ -572,24 +673,43 @@ export const settle = (transcript: Prompt.Prompt, results: Iterable<ToolResult>)
     if (byCall.has(result.callId)) fail(`two results are for the call \`${result.callId}\``)
     byCall.set(result.callId, result)
   }
-  const settled = new Set<string>()
-  const messages = transcript.content.map((message) => {
-    const answers = message.role === "tool" &&
-      message.content.some((part) => part.type === "tool-result" && byCall.has(part.id))
-    if (!answers) return message
-    return toolMessage(message.content.map((part) => {
-      if (part.type !== "tool-result") return part
+  // Where each result goes: the message and part of the one answer it may replace.
+  const places = new Map<string, { message: number; part: number }>()
+  const messages = transcript.content
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!
+    if (message.role !== "tool") continue
+    for (let j = 0; j < message.content.length; j++) {
+      const part = message.content[j]!
+      if (part.type !== "tool-result") continue
       const result = byCall.get(part.id)
-      if (result === undefined) return part
-      settled.add(part.id)
-      return toolResultPartOf(result)
-    }))
-  })
-  for (const id of byCall.keys()) {
-    if (!settled.has(id)) fail(`the transcript does not answer a call \`${id}\``)
+      if (result === undefined || part.name !== result.name || !isSkippedAnswer(part)) continue
+      if (places.has(part.id)) {
+        fail(`two answers could be the one to the call \`${part.id}\` of \`${part.name}\`: its id was reused`)
+      }
+      places.set(part.id, { message: i, part: j })
+    }
   }
-  return Prompt.fromMessages(messages)
+  for (const result of byCall.values()) {
+    if (!places.has(result.callId)) {
+      fail(`the transcript has no skipped answer to a call \`${result.callId}\` of \`${result.name}\``)
+    }
+  }
+  if (byCall.size === 0) return Prompt.fromMessages(messages)
+  const settled = messages.slice()
+  for (const [callId, { message, part }] of places) {
+    const old = settled[message] as Prompt.ToolMessage
+    const content = old.content.slice()
+    content[part] = toolResultPartOf(byCall.get(callId)!)
+    settled[message] = toolMessage(content)
+  }
+  return Prompt.fromMessages(settled)
 }
+
+/** Whether a tool-result part is a `skipped` answer, as the loop writes one (see `toolResultPartOf`). */
+const isSkippedAnswer = (part: Prompt.ToolResultPart): boolean =>
+  part.isFailure && part.providerExecuted !== true && typeof part.result === "string" &&
+  part.result.startsWith("Tool call skipped")
 
 /**
  * Runs the loop: asks the model with the tools offered, executes the calls it makes, in one batch per turn, through
@@ -616,6 +736,10 @@ export const settle = (transcript: Prompt.Prompt, results: Iterable<ToolResult>)
  *   flow with it: with a tool server, its hooks decide (`ToolHooks.approval` asks a human); with a tool set, which has
  *   none, each call to such a tool is refused, a `denied` result (`permission_denied`) the model reads, once its
  *   arguments are checked.
+ * - A prompt that carries effect/ai's own approval flow (a `tool-approval-request` and its `tool-approval-response`,
+ *   from an earlier `generateText` with `AiToolkit.fromToolSet`) has its decided calls answered before the first
+ *   request, each in the tool message after its call: an approved call runs (over a tool server, through its hooks),
+ *   a denied one is answered `denied` with the human's reason.
  * - A response cut off before its end (a finish reason other than `stop`, `tool-calls` or `pause`: `length`,
  *   `content-filter`, …) may carry calls cut short: as effect/ai does, none of them runs. Each is answered with a
  *   `skipped` result ("the response was cut off (length); the call was not run"), and the model is asked again.

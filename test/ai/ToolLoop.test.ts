@@ -334,6 +334,56 @@ describe("ToolLoop.run", () => {
     ]))))
 
   it.effect.prop(
+    "a hook's stop in a turn whose calls share ids: the Stopped transcript answers every call once, in call order",
+    // The calls before the stopping one run (or repeat an id), those after it never run (or repeat an id).
+    [
+      Schema.Array(Schema.Literals(["a", "b", "c"])).check(Schema.isMaxLength(6)),
+      Schema.Array(Schema.Literals(["a", "b", "c", "d"])).check(Schema.isMaxLength(6))
+    ],
+    ([before, after]) =>
+      Effect.gen(function*() {
+        const Halt = Tool.make("halt", {
+          description: "Stops the run",
+          parameters: Schema.Struct({}),
+          call: () => Effect.succeed("halted")
+        })
+        const stopper = ToolHooks.make({
+          onCall: (event) => Effect.succeed(event.tool.name === "halt" ? ToolHooks.stop("enough") : ToolHooks.run)
+        })
+        const calls = [
+          ...before.map((id) => ["add", id] as const),
+          ["halt", "h"] as const,
+          ...after.map((id) => ["add", id] as const)
+        ]
+        const paramsOf = (name: string) => name === "add" ? { left: 1, right: 1 } : {}
+        const exit = yield* serve({ tools: ToolSet.make(Add, Halt), hooks: [stopper] }, (server) =>
+          Effect.exit(
+            ToolLoop.run({ tools: server, prompt: "go", concurrency: 1 }).pipe(
+              Effect.provide(scriptedModel([calls.map(([name, id]) => call(name, paramsOf(name), id))]))
+            )
+          ))
+        const stopped = failureOf(exit) as ToolLoop.Stopped
+        const ids = calls.map(([, id]) => id)
+        const expected = calls.map(([name, id], i) => [
+          id,
+          name,
+          ids.indexOf(id) < i ? "error" : name === "halt" || i > before.length ? "skipped" : "success"
+        ])
+        assert.deepStrictEqual(stopped.toolResults.map((r) => [r.callId, r.name, r.status]), expected)
+        assert.strictEqual(stopped.transcript.content.length, 3)
+        const [assistantTurn, answers] = stopped.transcript.content.slice(1) as [
+          Prompt.AssistantMessage,
+          Prompt.ToolMessage
+        ]
+        assert.deepStrictEqual(
+          answers.content.map((part) => part.type === "tool-result" && [part.id, part.name]),
+          assistantTurn.content.map((part) => part.type === "tool-call" && [part.id, part.name])
+        )
+      }),
+    { arbitrary: { runs: 60 } }
+  )
+
+  it.effect.prop(
     "whatever the ids of a turn's calls, each id runs once, at its first call, and every call is answered in order",
     // Repeated up to 4 times: turns of many calls come up too.
     [
@@ -500,6 +550,23 @@ describe("ToolLoop.run", () => {
         [call("get_time", { city: "Oslo" }, "t1"), call("get_weather", { city: "Oslo" }, "w1")],
         "No rain."
       ]))))
+
+    it.effect("a hook that changes a call's arguments in place leaves the transcript as the model sent it", () =>
+      Effect.gen(function*() {
+        const meddler = ToolHooks.make({
+          onCall: (event) =>
+            Effect.sync(() => {
+              ;(event.call.arguments as { city: string }).city = "Atlantis"
+              return ToolHooks.run
+            })
+        })
+        const out = yield* serve({ tools: ToolSet.make(GetWeather), hooks: [meddler] }, (server) =>
+          ToolLoop.run({ tools: server, prompt: "weather?" }))
+        assert.deepStrictEqual(encode(out.transcript).slice(1, 3), [
+          assistant(toolCall("w1", "get_weather", { city: "Oslo" })),
+          tool(result("w1", "get_weather", false, "Sunny in Oslo", "Sunny in Oslo"))
+        ])
+      }).pipe(Effect.provide(scriptedModel([[call("get_weather", { city: "Oslo" }, "w1")], "Sunny."]))))
 
     it.effect("calls bring the per-call values the run is given", () =>
       Effect.gen(function*() {
@@ -809,6 +876,64 @@ describe("ToolLoop.run answers without running", () => {
       "Wiped."
     ]))))
 
+  it.effect("settle replaces the pending answer of its call alone: not another turn's, not a repeat's", () =>
+    Effect.gen(function*() {
+      wiped = 0
+      const later = ToolHooks.approval({ decide: () => Effect.succeed(ToolHooks.defer) })
+      yield* serve({ tools: ToolSet.make(Wipe, Add), hooks: [later] }, (server) =>
+        Effect.gen(function*() {
+          // Turn 1: `add` answered under the id c1; turn 2: `wipe` deferred, under c1 again, and repeated.
+          const first = yield* ToolLoop.run({ tools: server, prompt: "clean up" })
+          const pending = first.toolResults.flatMap((r) => Option.toArray(ToolHooks.pendingApproval(r)))
+          assert.deepStrictEqual(pending.map((p) => [p.callId, p.toolName]), [["c1", "wipe"]])
+          const decided = yield* Effect.forEach(pending, (approval) => server.resume(approval, ToolHooks.approve))
+          const before = encode(first.transcript)
+          const repeat = failed(
+            "c1",
+            "wipe",
+            "Tool call failed (invalid_args): another call of this turn has the same id; only the first of them was run"
+          )
+          assert.deepStrictEqual(before[4], tool(
+            failed(
+              "c1",
+              "wipe",
+              "Tool call skipped: this call needs a human's approval: it has not run, and its result will come later"
+            ),
+            repeat
+          ))
+          assert.deepStrictEqual(encode(ToolLoop.settle(first.transcript, decided)), [
+            ...before.slice(0, 4),
+            tool(result("c1", "wipe", false, "wiped sda (1)", "wiped sda (1)"), repeat),
+            before[5]
+          ])
+        }))
+    }).pipe(Effect.provide(scriptedModel([
+      [call("add", { left: 1, right: 2 }, "c1")],
+      [call("wipe", { disk: "sda" }, "c1"), call("wipe", { disk: "sdb" }, "c1")],
+      "Waiting for approval."
+    ]))))
+
+  it.effect("settle refuses a result two pending answers could be for: a reused id, the same tool, two turns", () =>
+    Effect.gen(function*() {
+      const later = ToolHooks.approval({ decide: () => Effect.succeed(ToolHooks.defer) })
+      yield* serve({ tools: ToolSet.make(Wipe), hooks: [later] }, (server) =>
+        Effect.gen(function*() {
+          const first = yield* ToolLoop.run({ tools: server, prompt: "clean up" })
+          const pending = first.toolResults.flatMap((r) => Option.toArray(ToolHooks.pendingApproval(r)))
+          assert.deepStrictEqual(pending.map((p) => p.callId), ["c1", "c1"])
+          const decided = yield* server.resume(pending[1]!, ToolHooks.approve)
+          assert.throws(
+            () => ToolLoop.settle(first.transcript, [decided]),
+            TypeError,
+            "ToolLoop.settle: two answers could be the one to the call `c1` of `wipe`: its id was reused"
+          )
+        }))
+    }).pipe(Effect.provide(scriptedModel([
+      [call("wipe", { disk: "sda" }, "c1")],
+      [call("wipe", { disk: "sdb" }, "c1")],
+      "Waiting for approval."
+    ]))))
+
   it("settle refuses a result the transcript does not answer, two results for one call, and what is not one", () => {
     const transcript = Prompt.fromMessages([
       Prompt.makeMessage("user", { content: [Prompt.makePart("text", { text: "hi" })] })
@@ -827,7 +952,7 @@ describe("ToolLoop.run answers without running", () => {
     assert.throws(
       () => ToolLoop.settle(transcript, [resultFor("c9")]),
       TypeError,
-      "ToolLoop.settle: the transcript does not answer a call `c9`"
+      "ToolLoop.settle: the transcript has no skipped answer to a call `c9` of `add`"
     )
     assert.throws(
       () => ToolLoop.settle(transcript, [resultFor("c1"), resultFor("c1")]),
@@ -847,6 +972,66 @@ describe("ToolLoop.run answers without running", () => {
     // Nothing to settle: the same messages.
     assert.deepStrictEqual(encode(ToolLoop.settle(transcript, [])), encode(transcript))
   })
+
+  it.effect.prop(
+    "a prompt from effect/ai's approval flow: each decided call is answered once, where it was made; the loop goes on",
+    // Approved or denied; the decision last in the prompt, or followed by a user message.
+    [Schema.Boolean, Schema.Boolean],
+    ([approved, goOn]) =>
+      Effect.gen(function*() {
+        wiped = 0
+        const set = ToolSet.make(Wipe, Add)
+        // effect/ai asks for the approval of the call to `wipe`, and a human answers.
+        const asked = yield* Effect.provide(
+          LanguageModel.generateText({ prompt: "clean up", toolkit: AiToolkit.fromToolSet(set) }),
+          scriptedModel([[call("wipe", { disk: "sda" }, "w1")]])
+        )
+        const request = asked.content.find((part) => part.type === "tool-approval-request")!
+        const prompt = Prompt.fromMessages([
+          ...Prompt.concat(Prompt.make("clean up"), Prompt.fromResponseParts(asked.content)).content,
+          Prompt.makeMessage("tool", {
+            content: [
+              Prompt.makePart("tool-approval-response", {
+                approvalId: request.approvalId,
+                approved,
+                ...(approved ? {} : { reason: "not today" })
+              })
+            ]
+          }),
+          ...(goOn ? Prompt.make("go on").content : [])
+        ])
+        const [out, sent] = yield* Effect.all([ToolLoop.run({ tools: set, prompt }), requests]).pipe(
+          Effect.provide(scriptedModel([[call("add", { left: 1, right: 2 }, "c1")], "Done."]))
+        )
+        assert.strictEqual(wiped, approved ? 1 : 0)
+        const answer = approved
+          ? result("w1", "wipe", false, "wiped sda (1)", "wiped sda (1)")
+          : failed("w1", "wipe", "Tool call denied: not today")
+        const encoded = encode(prompt)
+        const response = (encoded[2] as { content: ReadonlyArray<unknown> }).content
+        // The answer joins the decision, right after the call; the rest of the transcript is the loop's own.
+        assert.deepStrictEqual(encode(out.transcript), [
+          ...encoded.slice(0, 2),
+          tool(...response, answer),
+          ...encoded.slice(3),
+          assistant(toolCall("c1", "add", { left: 1, right: 2 })),
+          tool(jsonResult("c1", "add", { value: 3 })),
+          assistantText("Done.")
+        ])
+        assert.deepStrictEqual(out.toolResults.map((r) => [r.callId, r.status]), [
+          ["w1", approved ? "success" : "denied"],
+          ["c1", "success"]
+        ])
+        // The model is sent the answer where it was made, without effect/ai's approval parts, which it resolved.
+        assert.deepStrictEqual(encode(sent[0]!.prompt), [
+          encoded[0],
+          assistant(toolCall("w1", "wipe", { disk: "sda" })),
+          tool(answer),
+          ...encoded.slice(3)
+        ])
+      }),
+    { arbitrary: { runs: 8 } }
+  )
 
   /** A model that calls `add` once, its response finishing with `reason` (no finish for `undefined`), then answers. */
   const finishingWith = (reason: Response.FinishReason | undefined) => {
@@ -892,6 +1077,31 @@ describe("ToolLoop.run answers without running", () => {
         assistantText("done")
       ])
       assert.deepStrictEqual([out.turns, out.toolResults.map((r) => r.status)], [2, ["skipped"]])
+    }))
+
+  it.effect("a model whose answers are at hand and are always cut off runs out of turns, not of stack", () =>
+    Effect.gen(function*() {
+      const usage = new Response.Usage({ inputTokens: {}, outputTokens: {} })
+      let asked = 0
+      const model = {
+        [LanguageModel.TypeId]: LanguageModel.TypeId,
+        generateText: () =>
+          Effect.succeed(
+            new LanguageModel.GenerateTextResponse([
+              Response.makePart("tool-call", { id: `c${++asked}`, name: "add", params: {}, providerExecuted: false }),
+              Response.makePart("finish", { reason: "length", usage, response: undefined })
+            ])
+          )
+      } as unknown as LanguageModel.LanguageModel
+      const maxTurns = 5000
+      const exit = yield* Effect.exit(ToolLoop.run({ model, tools: ToolSet.make(Add), prompt: "add", maxTurns }))
+      const error = failureOf(exit)
+      assert.isTrue(error instanceof ToolLoop.MaxTurnsExceeded)
+      const exceeded = error as ToolLoop.MaxTurnsExceeded
+      assert.deepStrictEqual(
+        [asked, exceeded.toolResults.length, new Set(exceeded.toolResults.map((r) => r.status))],
+        [maxTurns, maxTurns, new Set(["skipped"])]
+      )
     }))
 
   it.effect.prop(

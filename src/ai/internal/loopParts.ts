@@ -130,6 +130,109 @@ export const assistantMessages = (content: ReadonlyArray<Response.Part<any, any>
 }
 
 // ---------------------------------------------------------------------------
+// effect/ai's approval flow, in a prompt
+// ---------------------------------------------------------------------------
+
+/** A call of the prompt that effect/ai's approval flow decided, and that no tool result answers yet. */
+export interface DecidedCall {
+  readonly call: ToolCall.ToolCall
+  readonly approved: boolean
+  readonly reason: string | undefined
+}
+
+/**
+ * The calls of a prompt that effect/ai's own approval flow decided (an approval request, then its response) and that
+ * no tool result answers, found as `LanguageModel.generateText` finds them, in the order of the responses. Left
+ * there, effect/ai would run the approved ones through the toolkit's handlers, which the loop does not give it, and
+ * answer the others after the prompt's last message, however far from their call.
+ */
+export const decidedCalls = (messages: ReadonlyArray<Prompt.Message>): Array<DecidedCall> => {
+  const responses: Array<Prompt.ToolApprovalResponsePart> = []
+  for (const message of messages) {
+    if (message.role !== "tool") continue
+    for (const part of message.content) if (part.type === "tool-approval-response") responses.push(part)
+  }
+  // The common prompt has none: one look at its tool messages, no more.
+  if (responses.length === 0) return []
+  const requests = new Map<string, string>()
+  const calls = new Map<string, Prompt.ToolCallPart>()
+  const answered = new Set<string>()
+  for (const message of messages) {
+    if (message.role === "assistant") {
+      for (const part of message.content) {
+        if (part.type === "tool-approval-request") requests.set(part.approvalId, part.toolCallId)
+        else if (part.type === "tool-call") calls.set(part.id, part)
+      }
+    } else if (message.role === "tool") {
+      for (const part of message.content) if (part.type === "tool-result") answered.add(part.id)
+    }
+  }
+  const decided: Array<DecidedCall> = []
+  for (const response of responses) {
+    const callId = requests.get(response.approvalId)
+    const call = callId === undefined ? undefined : calls.get(callId)
+    // A response without its request, or a request without its call, is not one effect/ai acts on either.
+    if (call === undefined || answered.has(call.id)) continue
+    answered.add(call.id)
+    decided.push({
+      call: { id: call.id, name: call.name, arguments: call.params },
+      approved: response.approved,
+      reason: response.reason
+    })
+  }
+  return decided
+}
+
+/**
+ * Puts answers to calls of earlier turns where a provider expects them: in the tool message right after the
+ * assistant message that made the call (the last one with the call's id, as effect/ai matches them), among its
+ * results in call order, or in a tool message of their own there when it has none. effect/ai then finds the
+ * approvals answered, and leaves their request and response out of what it sends.
+ */
+export const placeAnswers = (messages: Array<Prompt.Message>, answers: ReadonlyArray<Prompt.ToolResultPart>): void => {
+  for (const answer of answers) {
+    let at = messages.length - 1
+    let order: Array<string> | undefined
+    for (; at >= 0; at--) {
+      const message = messages[at]!
+      if (message.role !== "assistant") continue
+      const ids = message.content.flatMap((part) => part.type === "tool-call" ? [part.id] : [])
+      if (ids.includes(answer.id)) {
+        order = ids
+        break
+      }
+    }
+    // Each answer is to a call of the prompt (see `decidedCalls`).
+    if (order === undefined) continue
+    const next = messages[at + 1]
+    if (next === undefined || next.role !== "tool") {
+      messages.splice(at + 1, 0, Prompt.makeMessage("tool", { content: [answer] }))
+      continue
+    }
+    const position = order.indexOf(answer.id)
+    const content = next.content.slice()
+    const before = content.findIndex((part) => part.type === "tool-result" && order.indexOf(part.id) > position)
+    content.splice(before === -1 ? content.length : before, 0, answer)
+    messages[at + 1] = Prompt.makeMessage("tool", { content, options: next.options })
+  }
+}
+
+/**
+ * A call whose arguments are a copy of the model's: a tool server's hooks see the call, and one that changed its
+ * arguments in place would change the transcript, which records what the model sent. Arguments that cannot be
+ * copied are handed over as they are.
+ */
+export const detached = (call: ToolCall.ToolCall): ToolCall.ToolCall => {
+  const args = call.arguments
+  if (typeof args !== "object" || args === null) return call
+  try {
+    return { id: call.id, name: call.name, arguments: structuredClone(args) }
+  } catch {
+    return call
+  }
+}
+
+// ---------------------------------------------------------------------------
 // A tool server's turns
 // ---------------------------------------------------------------------------
 
