@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Predicate } from "effect"
-import { type JsonSchema, toJsonSchema, toParametersJsonSchema } from "./internal/jsonSchema.ts"
+import { type JsonSchema, offeredParameters, toJsonSchema, toParametersJsonSchema } from "./internal/jsonSchema.ts"
 import type * as Tool from "./Tool.ts"
 
 /**
@@ -43,7 +43,8 @@ export interface ToolDefinition {
   readonly description: string
   /**
    * JSON Schema of the arguments: an object schema. Generated from a `Tool.make` tool's Schema, it always has
-   * `properties` and `required`; a runtime tool's is the JSON Schema it was made with, as it was given.
+   * `properties` and `required`; a runtime tool's is the JSON Schema it was made with, with the object at its top
+   * that providers and MCP ask for (see {@link make}).
    */
   readonly parameters: JsonSchema
   /** JSON Schema of the output, when the tool has a `success` Schema or was made with an `outputSchema`. */
@@ -79,6 +80,12 @@ export const isToolDefinition = (u: unknown): u is ToolDefinition => Predicate.h
  * A definition from its fields, for a tool this library does not run itself (a remote tool, a tool of another
  * framework). The adapters check the name against their provider's rule when they render it.
  *
+ * Tool arguments are always a JSON object, and every provider, like MCP, asks for an object schema at the top of
+ * the parameters, so the parameters get one, accepting the same objects as before: `type: "object"` where the root
+ * has no type or lists others beside it (`["object", "null"]`), `properties: {}` where it has none, a root `$ref` into
+ * the schema's own definitions or a root `allOf` merged into one object where that is exact, and boolean property
+ * schemas in their object form (`{}`, `{"not":{}}`). Parameters that need none of this are kept as they are.
+ *
  * @example
  * ```ts
  * import { ToolDefinition } from "effect-llm-tools"
@@ -96,7 +103,7 @@ export const make = (fields: Fields): ToolDefinition => {
   const definition = {
     name: fields.name,
     description: fields.description,
-    parameters: fields.parameters,
+    parameters: offeredParameters(fields.parameters),
     ...(fields.outputSchema !== undefined ? { outputSchema: fields.outputSchema } : {}),
     annotations: fields.annotations ?? {}
   }
@@ -108,7 +115,8 @@ const cache = new WeakMap<Tool.Any, ToolDefinition>()
 
 /**
  * The definition of a tool. The JSON Schemas are generated from the tool's Schemas once, then reused; a tool
- * defined at run time (`DynamicTool`) carries the JSON Schemas it was made with, as they were given.
+ * defined at run time (`DynamicTool`) carries the JSON Schemas it was made with, with the object at the top of its
+ * parameters that {@link make} gives them (its arguments are still validated against the schema as it was given).
  *
  * Generated schemas are normalized for providers: definitions are inlined (recursive ones stay in a root `$defs`),
  * integers lose the ±2^53 bounds Effect adds, objects get `additionalProperties: false`, and `description`

@@ -1,9 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Arbitrary, Context, Duration, Effect, Option, Redacted, Result, Schema } from "effect"
+import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js"
+import { Arbitrary, Context, Duration, Effect, Layer, Option, Predicate, Redacted, Result, Schema } from "effect"
 import {
   Anthropic,
   DynamicTool,
+  Gemini,
   OpenAiChat,
+  OpenAiResponses,
   Tool,
   ToolCall,
   ToolContext,
@@ -13,6 +16,8 @@ import {
   ToolResult,
   ToolSet
 } from "../src/index.ts"
+import { validatorOf } from "../src/internal/jsonSchemaValidator.ts"
+import { McpServer } from "../src/mcp/index.ts"
 import { ToolTesting } from "../src/testing/index.ts"
 import { executeOrFail as execute } from "./support/dispatch.ts"
 import { withoutNegativeZero } from "./support/json.ts"
@@ -374,6 +379,15 @@ describe("DynamicTool.make", () => {
       assert.match(typeErrorOf(make(proxy)), /^tool `search_docs`: parameters is not a usable JSON Schema: it cannot be copied/)
     })
 
+    it("a revoked proxy is refused with a TypeError that names the tool, as any schema that cannot be read", () => {
+      const { proxy, revoke } = Proxy.revocable({ type: "object" }, {})
+      revoke()
+      assert.match(
+        typeErrorOf(make(proxy)),
+        /^tool `search_docs`: parameters is not a usable JSON Schema: it cannot be read: /
+      )
+    })
+
     it("a bad outputSchema is refused, naming the field", () => {
       assert.strictEqual(
         typeErrorOf(make({ type: "object" }, [])),
@@ -549,6 +563,252 @@ describe("DynamicTool.make", () => {
       arbitrary: { runs: 100 }
     })
   })
+})
+
+// -------------------------------------------------------------------------------------------------------------
+// Offered to providers and listed over MCP, whatever the root of the schema
+// -------------------------------------------------------------------------------------------------------------
+
+/** A tools/list result as the official MCP SDK's client reads it: whether it accepts it, and where it does not. */
+const sdkAccepts = (tools: ReadonlyArray<unknown>): string => {
+  const parsed = ListToolsResultSchema.safeParse(JSON.parse(JSON.stringify({ tools })))
+  return parsed.success ? "accepted" : parsed.error.issues.map((issue) => issue.path.join(".")).join(", ")
+}
+
+const listed = (tool: Tool.Any) => JSON.parse(JSON.stringify(McpServer.toMcpTool(ToolDefinition.fromTool(tool))))
+
+/** One object schema of a generated root: what `type`, `properties`, `required` and `additionalProperties` say. */
+const PropertyKind = Schema.Literals(["string", "integer", "true", "false", "object", "nullable"])
+const Part = Schema.Struct({
+  type: Schema.Literals(["none", "object", "object-null", "object-list"]),
+  properties: Schema.optionalKey(Schema.Struct({
+    a: Schema.optionalKey(PropertyKind),
+    b: Schema.optionalKey(PropertyKind),
+    c: Schema.optionalKey(PropertyKind)
+  })),
+  required: Schema.Array(Schema.Literals(["a", "b", "c", "d"])),
+  additional: Schema.Literals(["none", "false", "string"])
+})
+/**
+ * A generated parameters schema: a part as it is, behind a root `$ref`, with a `$ref: "#"` below, or two in a root
+ * `allOf`, `anyOf` or `oneOf`.
+ */
+const RootShape = Schema.Struct({
+  form: Schema.Literals(["plain", "ref", "allOf", "anyOf", "oneOf", "recursive"]),
+  base: Part,
+  other: Part
+})
+/** Arguments over the keys the generated schemas name, and one they do not. */
+const Value = Schema.Union([
+  Schema.String,
+  Schema.Int,
+  Schema.Boolean,
+  Schema.Null,
+  Schema.Struct({ x: Schema.String })
+])
+const Arguments = Schema.Struct({
+  a: Schema.optionalKey(Value),
+  b: Schema.optionalKey(Value),
+  c: Schema.optionalKey(Value),
+  d: Schema.optionalKey(Value),
+  next: Schema.optionalKey(Value)
+})
+
+const propertySchema = (kind: typeof PropertyKind.Type): unknown => {
+  switch (kind) {
+    case "string":
+    case "integer":
+      return { type: kind }
+    case "true":
+      return true
+    case "false":
+      return false
+    case "object":
+      return { type: "object", properties: { x: { type: "string" } }, required: ["x"] }
+    case "nullable":
+      return { type: ["string", "null"] }
+  }
+}
+
+const partSchema = (part: typeof Part.Type): Record<string, unknown> => ({
+  ...(part.type === "none"
+    ? {}
+    : { type: part.type === "object" ? "object" : part.type === "object-null" ? ["object", "null"] : ["object"] }),
+  ...(part.properties === undefined ? {} : {
+    properties: Object.fromEntries(Object.entries(part.properties).map(([key, kind]) => [key, propertySchema(kind)]))
+  }),
+  ...(part.required.length === 0 ? {} : { required: [...new Set(part.required)] }),
+  ...(part.additional === "none"
+    ? {}
+    : { additionalProperties: part.additional === "false" ? false : { type: "string" } })
+})
+
+const rootSchema = ({ base, form, other }: typeof RootShape.Type): Record<string, unknown> => {
+  switch (form) {
+    case "plain":
+      return partSchema(base)
+    case "ref":
+      return { $ref: "#/$defs/Args", description: "Arguments", $defs: { Args: partSchema(base) } }
+    case "allOf":
+    case "anyOf":
+    case "oneOf":
+      return { [form]: [partSchema(base), partSchema(other)] }
+    case "recursive": {
+      const schema = partSchema(base)
+      return { ...schema, properties: { ...(schema.properties as object | undefined), next: { $ref: "#" } } }
+    }
+  }
+}
+
+/** The tool `DynamicTool.make` makes of a schema, or `undefined` when it refuses it (always with a TypeError). */
+const madeOf = (parameters: Record<string, unknown>): Tool.Any | undefined => {
+  try {
+    return DynamicTool.make("generated", { description: "d", parameters, call: () => Effect.succeed("ok") })
+  } catch (error) {
+    assert.instanceOf(error, TypeError)
+    return undefined
+  }
+}
+
+describe("a runtime tool offered and listed, whatever the root of its schema", () => {
+  const roots: ReadonlyArray<readonly [string, Record<string, unknown>, Record<string, unknown>]> = [
+    ["empty", {}, { type: "object", properties: {} }],
+    ["properties without a type", { properties: { q: { type: "string" } }, required: ["q"] }, {
+      type: "object",
+      properties: { q: { type: "string" } },
+      required: ["q"]
+    }],
+    ["a nullable root", { type: ["object", "null"], properties: { q: { type: "string" } } }, {
+      type: "object",
+      properties: { q: { type: "string" } }
+    }],
+    ["zod 4's z.union", { anyOf: [{ type: "object", properties: { a: { type: "string" } } }] }, {
+      type: "object",
+      anyOf: [{ type: "object", properties: { a: { type: "string" } } }],
+      properties: {}
+    }],
+    ["boolean property schemas", { type: "object", properties: { anything: true, nothing: false } }, {
+      type: "object",
+      properties: { anything: {}, nothing: { not: {} } }
+    }]
+  ]
+
+  it("is listed over MCP with an object at the top, in a tools/list result the official SDK accepts", () => {
+    for (const [label, parameters, inputSchema] of roots) {
+      const tool = DynamicTool.make("search", { description: "d", parameters, call: () => Effect.succeed("ok") })
+      const entry = listed(tool)
+      assert.deepStrictEqual([entry.inputSchema, sdkAccepts([entry])], [inputSchema, "accepted"], label)
+    }
+    const Described = DynamicTool.make("described", {
+      description: "d",
+      parameters: { type: "object" },
+      outputSchema: { type: "object", properties: { extra: true } },
+      call: () => Effect.succeed({})
+    })
+    const entry = listed(Described)
+    assert.deepStrictEqual([entry.outputSchema, sdkAccepts([entry])], [
+      { type: "object", properties: { extra: {} } },
+      "accepted"
+    ])
+  })
+
+  it.effect("is served by McpServer.layer, and listed to a client", () =>
+    Effect.gen(function*() {
+      const connection = yield* McpServer.memory
+      class Served extends Context.Service<Served, ToolSet.Service<never>>()("test/Served") {}
+      const tools = roots.map(([, parameters], i) =>
+        DynamicTool.make(`tool_${i}`, { description: "d", parameters, call: () => Effect.succeed("ok") })
+      )
+      yield* Layer.build(
+        McpServer.layer(Served, { name: "runtime", version: "1.0.0" }).pipe(
+          Layer.provide(connection.protocol),
+          Layer.provide(ToolSet.toLayer(Served, ToolSet.make(...tools)))
+        )
+      )
+      const answer = (id: number) =>
+        Effect.gen(function*() {
+          while (true) {
+            const message = JSON.parse(yield* connection.receive) as { readonly id?: number; readonly result?: any }
+            if (message.id === id) return message.result
+          }
+        })
+      yield* connection.send(JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "test", version: "1" } }
+      }))
+      yield* answer(1)
+      yield* connection.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }))
+      yield* connection.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }))
+      const result = yield* answer(2)
+      assert.strictEqual(ListToolsResultSchema.safeParse(result).success, true)
+      assert.deepStrictEqual(
+        result.tools.map((tool: { readonly name: string; readonly inputSchema: unknown }) => [
+          tool.name,
+          tool.inputSchema
+        ]),
+        roots.map(([, , inputSchema], i) => [`tool_${i}`, inputSchema])
+      )
+    }).pipe(Effect.scoped))
+
+  it("every real MCP tool schema of the retrieval catalogue is listed as the official SDK reads it", () => {
+    const tools = catalogueTools.map((definition) =>
+      listed(DynamicTool.make(definition.name, {
+        description: definition.description ?? "",
+        parameters: definition.inputSchema,
+        call: () => Effect.void
+      }))
+    )
+    assert.strictEqual(sdkAccepts(tools), "accepted")
+  })
+
+  it.prop(
+    "for any root DynamicTool.make accepts: listed over MCP without throwing, offered by every adapter as a Result",
+    [RootShape],
+    ([shape]) => {
+      const tool = madeOf(rootSchema(shape))
+      if (tool === undefined) return
+      assert.strictEqual(sdkAccepts([listed(tool)]), "accepted", JSON.stringify(rootSchema(shape)))
+      const set = ToolSet.make(tool)
+      const results: ReadonlyArray<Result.Result<unknown, unknown>> = [
+        OpenAiChat.definitions(set),
+        OpenAiChat.definitions(set, { strict: true }),
+        OpenAiResponses.definitions(set),
+        Anthropic.definitions(set),
+        Anthropic.definitions(set, { strict: true }),
+        Gemini.definitions(set),
+        Gemini.definitions(set, { schema: "openApi" })
+      ]
+      for (const result of results) assert.isTrue(Result.isResult(result))
+      const chat = OpenAiChat.definitions(set)
+      if (Result.isSuccess(chat)) {
+        const parameters = chat.success[0]!.function.parameters
+        assert.deepStrictEqual(
+          [parameters.type, Predicate.isObject(parameters.properties), parameters.allOf, parameters.anyOf],
+          ["object", true, undefined, undefined]
+        )
+      }
+    },
+    { arbitrary: { runs: 300 } }
+  )
+
+  it.prop(
+    "the definition's parameters accept exactly the arguments the given schema accepts",
+    [RootShape, Arguments],
+    ([shape, args]) => {
+      const tool = madeOf(rootSchema(shape))
+      if (tool === undefined) return
+      const given = tool.jsonSchemas!.parameters
+      const offered = ToolDefinition.fromTool(tool).parameters
+      assert.strictEqual(
+        Result.isSuccess(validatorOf(offered).validate(args)),
+        Result.isSuccess(validatorOf(given).validate(args)),
+        `${JSON.stringify(given)}\n${JSON.stringify(offered)}\n${JSON.stringify(args)}`
+      )
+    },
+    { arbitrary: { runs: 300 } }
+  )
 })
 
 // -------------------------------------------------------------------------------------------------------------

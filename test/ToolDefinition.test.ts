@@ -275,4 +275,21 @@ describe("ToolDefinition", () => {
       required: []
     })
   })
+
+  it("make gives hand-made parameters the object at the top providers and MCP ask for, and keeps ones that have it", () => {
+    const made = (parameters: ToolDefinition.JsonSchema) =>
+      ToolDefinition.make({ name: "remote", description: "A remote tool", parameters }).parameters
+    assert.deepStrictEqual(made({ type: "object" }), { type: "object", properties: {} })
+    assert.deepStrictEqual(made({ type: ["object", "null"], properties: { q: true } }), {
+      type: "object",
+      properties: { q: {} }
+    })
+    assert.deepStrictEqual(
+      made({ allOf: [{ properties: { a: { type: "string" } } }, { properties: { b: { type: "number" } } }] }),
+      { type: "object", properties: { a: { type: "string" }, b: { type: "number" } } }
+    )
+    const complete = { type: "object", properties: { q: { type: "string" } }, required: ["q"] }
+    assert.strictEqual(made(complete), complete)
+    assert.strictEqual(ToolDefinition.fromTool(Forecast).parameters.type, "object")
+  })
 })

@@ -1,10 +1,12 @@
 /**
  * JSON Schema for tool definitions, generated once per tool from its Schemas and normalized into what providers
  * accept: no `$ref` to definitions a provider cannot resolve, no ±2^53 integer bounds, `additionalProperties: false`
- * on objects, and an object with `properties` and `required` at the top of every parameters schema.
+ * on objects, and an object with `properties` and `required` at the top of every parameters schema. A schema given
+ * as it is (a runtime tool's) gets the same object at its top, by {@link offeredParameters}.
  */
-import { Schema, SchemaAST } from "effect"
+import { Result, Schema, SchemaAST } from "effect"
 import { finiteNumbers } from "./codec.ts"
+import { defineField } from "./json.ts"
 
 /** A JSON Schema object. */
 export type JsonSchema = { readonly [key: string]: unknown }
@@ -125,7 +127,7 @@ const liftDescriptions = (ast: SchemaAST.AST, json: Record<string, unknown>): vo
 }
 
 /** The names of the definitions that reach themselves through `$ref`s. */
-const findRecursive = (definitions: Record<string, JsonSchema>): Set<string> => {
+export const findRecursive = (definitions: Record<string, JsonSchema>): Set<string> => {
   const edges = new Map<string, Set<string>>()
   for (const [name, definition] of Object.entries(definitions)) edges.set(name, collectRefs(definition))
   const recursive = new Set<string>()
@@ -162,4 +164,447 @@ const collectRefs = (node: unknown): Set<string> => {
     }
   }
   return refs
+}
+
+// ---------------------------------------------------------------------------
+// A given parameters schema, with one object at its top
+// ---------------------------------------------------------------------------
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** Keywords whose value is data, not schemas: a `$ref` inside one is an example, not a reference. */
+export const dataKeywords: ReadonlySet<string> = new Set(["const", "enum", "default", "examples"])
+
+/** Keywords whose value maps names to schemas, not a schema itself. */
+export const schemaMaps: ReadonlySet<string> = new Set([
+  "properties",
+  "patternProperties",
+  "$defs",
+  "definitions",
+  "dependentSchemas",
+  "dependencies"
+])
+
+/** The value a JSON pointer (with its URI fragment escapes) leads to inside `root`, own keys only. */
+export const resolvePointer = (root: unknown, pointer: string): unknown => {
+  if (pointer === "") return root
+  let node = root
+  for (const raw of pointer.slice(1).split("/")) {
+    let key: string
+    try {
+      key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~")
+    } catch {
+      return undefined
+    }
+    if (typeof node !== "object" || node === null || !Object.hasOwn(node, key)) return undefined
+    node = (node as Record<string, unknown>)[key]
+  }
+  return node
+}
+
+/**
+ * Every schema object of `root` below it (the root itself excluded), each given to `visit` with the keyword it sits
+ * under; data (`const`, `enum`, …) is never taken for schemas. Walks with its own stack.
+ */
+const eachSchemaBelow = (root: Record<string, unknown>, visit: (node: Record<string, unknown>) => void): void => {
+  const stack: Array<unknown> = []
+  const pushValues = (node: Record<string, unknown>) => {
+    for (const [key, value] of Object.entries(node)) {
+      if (dataKeywords.has(key)) continue
+      if (schemaMaps.has(key) && isRecord(value)) stack.push(...Object.values(value))
+      else if (Array.isArray(value)) stack.push(...value)
+      else stack.push(value)
+    }
+  }
+  pushValues(root)
+  while (stack.length > 0) {
+    const node = stack.pop()
+    if (!isRecord(node)) continue
+    visit(node)
+    pushValues(node)
+  }
+}
+
+/** The schema node with `replace` applied to every schema object below it: new objects only where it changes. */
+const mapSchemasBelow = (
+  node: Record<string, unknown>,
+  replace: (node: Record<string, unknown>) => Record<string, unknown>
+): Record<string, unknown> => {
+  const mapSchema = (value: unknown): unknown => isRecord(value) ? mapSchemasBelow(replace(value), replace) : value
+  let out: Record<string, unknown> | undefined
+  for (const [key, value] of Object.entries(node)) {
+    let next: unknown = value
+    if (dataKeywords.has(key)) next = value
+    else if (schemaMaps.has(key) && isRecord(value)) {
+      let map: Record<string, unknown> | undefined
+      for (const [name, inner] of Object.entries(value)) {
+        const mapped = mapSchema(inner)
+        if (mapped !== inner) map ??= { ...value }
+        if (map !== undefined) defineField(map, name, mapped)
+      }
+      next = map ?? value
+    } else if (Array.isArray(value)) {
+      const mapped = value.map(mapSchema)
+      next = mapped.some((item, i) => item !== value[i]) ? mapped : value
+    } else next = mapSchema(value)
+    if (next !== value) out ??= { ...node }
+    if (out !== undefined) defineField(out, key, next)
+  }
+  return out ?? node
+}
+
+/** JSON text in which equal values are equal strings, whatever the order of their keys. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_key, inner: unknown) =>
+    isRecord(inner)
+      ? Object.fromEntries(Object.keys(inner).sort().map((key) => [key, inner[key]]))
+      : inner) ?? "undefined"
+
+const pointerOf = (path: string): string => path === "" ? "the root" : path
+
+// When parts of an intersection are merged into one schema:
+/** Keywords that only annotate: the first part's is kept. */
+const annotationKeywords: ReadonlySet<string> = new Set([
+  "title",
+  "description",
+  "$comment",
+  "examples",
+  "default",
+  "deprecated",
+  "readOnly",
+  "writeOnly"
+])
+/** Keywords that only the root may carry: where references resolve, and the dialect. */
+const rootKeywords: ReadonlySet<string> = new Set([
+  "$schema",
+  "$id",
+  "$defs",
+  "definitions",
+  "$anchor",
+  "$dynamicAnchor",
+  "$recursiveAnchor",
+  "$vocabulary"
+])
+/** Keywords that mean something together, within one schema: merged as one. */
+const keywordGroups: ReadonlyArray<ReadonlyArray<string>> = [
+  ["if", "then", "else"],
+  ["contains", "minContains", "maxContains"],
+  ["items", "prefixItems", "additionalItems", "unevaluatedItems"]
+]
+const groupOf = new Map(keywordGroups.flatMap((group) => group.map((keyword) => [keyword, group] as const)))
+/** Keywords the merge handles itself. */
+const mergedKeywords: ReadonlySet<string> = new Set([
+  "type",
+  "properties",
+  "required",
+  "additionalProperties",
+  "patternProperties",
+  "allOf",
+  "$ref"
+])
+
+interface Part {
+  readonly schema: Record<string, unknown>
+  readonly at: string
+}
+
+/** Anchors and identifiers that a merge would move, and references it would break: a merge is not tried then. */
+const mergeBlocker = (root: Record<string, unknown>): string | undefined => {
+  let blocker: string | undefined
+  eachSchemaBelow(root, (node) => {
+    if (blocker !== undefined) return
+    for (const keyword of ["$id", "$anchor", "$dynamicAnchor", "$recursiveAnchor"]) {
+      if (typeof node[keyword] === "string") blocker = `it declares \`${keyword}\` below its root`
+    }
+    const ref = node.$ref
+    if (typeof ref === "string" && ref !== "#" && !ref.startsWith("#/$defs/") && !ref.startsWith("#/definitions/")) {
+      blocker = `it holds the reference ${JSON.stringify(ref.length > 64 ? `${ref.slice(0, 64)}…` : ref)}, which ` +
+        "would no longer lead to the same place"
+    }
+  })
+  return blocker
+}
+
+/** The schema a local reference names inside `root`, or `undefined`. */
+const resolveLocal = (root: Record<string, unknown>, ref: string): unknown =>
+  ref.startsWith("#/") ? resolvePointer(root, ref.slice(1)) : undefined
+
+/**
+ * The parts a schema is the conjunction of: itself without `allOf` and `$ref`, then each member of its `allOf` and
+ * what its `$ref` names, flattened the same way. Fails, with the reason, for a part that cannot be merged.
+ */
+const flattenParts = (
+  root: Record<string, unknown>,
+  node: unknown,
+  at: string,
+  depth: number,
+  out: Array<Part>
+): string | undefined => {
+  if (depth > 16) return `the parts at ${pointerOf(at)} nest too deep`
+  if (node === true) return undefined
+  if (!isRecord(node)) return `the part at ${pointerOf(at)} accepts no value`
+  if (depth > 0) {
+    const own = Object.keys(node).find((key) => rootKeywords.has(key))
+    if (own !== undefined) return `the part at ${pointerOf(at)} declares \`${own}\`, which only the root may`
+  }
+  const { allOf, $ref, ...rest } = node
+  out.push({ schema: rest, at })
+  if ($ref !== undefined) {
+    if (typeof $ref !== "string" || $ref === "#") return `the reference at ${pointerOf(at)} cannot be inlined`
+    const target = resolveLocal(root, $ref)
+    if (target === undefined) return `the reference ${JSON.stringify($ref)} at ${pointerOf(at)} leads nowhere`
+    const problem = flattenParts(root, target, $ref.slice(1), depth + 1, out)
+    if (problem !== undefined) return problem
+  }
+  if (allOf !== undefined) {
+    if (!Array.isArray(allOf)) return `the \`allOf\` at ${pointerOf(at)} is not a list`
+    for (let i = 0; i < allOf.length; i++) {
+      const problem = flattenParts(root, allOf[i], `${at}/allOf/${i}`, depth + 1, out)
+      if (problem !== undefined) return problem
+    }
+  }
+  return undefined
+}
+
+/** The types both lists allow (an integer is a number), or an empty list. */
+const intersectTypes = (a: ReadonlyArray<unknown>, b: ReadonlyArray<unknown>): Array<unknown> => {
+  const out: Array<unknown> = []
+  for (const type of a) {
+    const common = b.includes(type)
+      ? type
+      : type === "integer" && b.includes("number") || type === "number" && b.includes("integer")
+      ? "integer"
+      : undefined
+    if (common !== undefined && !out.includes(common)) out.push(common)
+  }
+  return out
+}
+
+const keysOf = (properties: unknown): Array<string> => isRecord(properties) ? Object.keys(properties).sort() : []
+
+/**
+ * The one schema that accepts exactly what every part accepts, or why there is none this merge can write: keywords
+ * that read each other (`additionalProperties` and the `properties` beside it, say) are only merged where their
+ * meaning stays the same, and two parts that give one keyword different values are not merged.
+ */
+const mergeParts = (parts: ReadonlyArray<Part>): Result.Result<Record<string, unknown>, string> => {
+  const out: Record<string, unknown> = {}
+  // Types: what every part allows.
+  let types: Array<unknown> | undefined
+  for (const { schema } of parts) {
+    if (schema.type === undefined) continue
+    const listed = Array.isArray(schema.type) ? schema.type : [schema.type]
+    types = types === undefined ? [...listed] : intersectTypes(types, listed)
+    if (types.length === 0) return Result.fail("its parts allow no type in common")
+  }
+  if (types !== undefined) out.type = types.length === 1 ? types[0] : types
+  // Properties: each key's schemas, each once; several make an `allOf` of that property alone.
+  const byKey = new Map<string, Array<unknown>>()
+  const required: Array<string> = []
+  for (const { schema } of parts) {
+    if (schema.properties !== undefined && !isRecord(schema.properties)) {
+      return Result.fail("`properties` is not an object")
+    }
+    for (const [key, property] of Object.entries(isRecord(schema.properties) ? schema.properties : {})) {
+      const list = byKey.get(key) ?? []
+      if (!list.some((known) => canonical(known) === canonical(property))) list.push(property)
+      byKey.set(key, list)
+    }
+    if (Array.isArray(schema.required)) {
+      for (const key of schema.required) if (typeof key === "string" && !required.includes(key)) required.push(key)
+    }
+  }
+  if (byKey.size > 0 || parts.some(({ schema }) => schema.properties !== undefined)) {
+    const properties: Record<string, unknown> = {}
+    for (const [key, list] of byKey) defineField(properties, key, list.length === 1 ? list[0] : { allOf: list })
+    out.properties = properties
+  }
+  if (required.length > 0) out.required = required
+  // `additionalProperties` covers the keys its own part does not name: kept only when every part names no other key.
+  const closers = parts.filter(({ schema }) =>
+    schema.additionalProperties !== undefined && schema.additionalProperties !== true
+  )
+  const patterns = parts.filter(({ schema }) => schema.patternProperties !== undefined)
+  if (closers.length > 0) {
+    const [first] = closers
+    const shape = (schema: Record<string, unknown>) =>
+      canonical([schema.additionalProperties, schema.patternProperties ?? null, keysOf(schema.properties)])
+    if (closers.some(({ schema }) => shape(schema) !== shape(first!.schema))) {
+      return Result.fail("its parts close their objects over different properties")
+    }
+    const names = new Set(keysOf(first!.schema.properties))
+    for (const { at, schema } of parts) {
+      const extra = keysOf(schema.properties).find((key) => !names.has(key))
+      if (extra !== undefined) {
+        return Result.fail(
+          `the part at ${pointerOf(at)} names \`${extra}\`, which another part's \`additionalProperties\` covers`
+        )
+      }
+      const patterns = schema.patternProperties
+      if (patterns !== undefined && canonical(patterns) !== canonical(first!.schema.patternProperties)) {
+        return Result.fail(
+          `the \`patternProperties\` at ${pointerOf(at)} would change what \`additionalProperties\` covers`
+        )
+      }
+    }
+    out.additionalProperties = first!.schema.additionalProperties
+    if (first!.schema.patternProperties !== undefined) out.patternProperties = first!.schema.patternProperties
+  } else if (patterns.length > 0) {
+    const firstPatterns = canonical(patterns[0]!.schema.patternProperties)
+    if (patterns.some(({ schema }) => canonical(schema.patternProperties) !== firstPatterns)) {
+      return Result.fail("its parts give `patternProperties` different values")
+    }
+    out.patternProperties = patterns[0]!.schema.patternProperties
+  }
+  // Every other keyword: once, or the same in every part that has it.
+  const seen = new Map<string, string>()
+  for (const [index, { at, schema }] of parts.entries()) {
+    for (const key of Object.keys(schema)) {
+      if (mergedKeywords.has(key)) continue
+      if (annotationKeywords.has(key) || rootKeywords.has(key)) {
+        if (!Object.hasOwn(out, key)) defineField(out, key, schema[key])
+        continue
+      }
+      // The outer schema's `unevaluatedProperties` sees what its parts evaluate, as the merged one does; a part's own
+      // sees only that part.
+      if (key === "unevaluatedProperties" && index > 0 && schema[key] !== true) {
+        return Result.fail(`the part at ${pointerOf(at)} has its own \`unevaluatedProperties\``)
+      }
+      const group = groupOf.get(key)
+      const keywords = group ?? [key]
+      const name = keywords[0]!
+      const value = canonical(keywords.map((keyword) => schema[keyword] ?? null))
+      const known = seen.get(name)
+      if (known === undefined) {
+        seen.set(name, value)
+        for (const keyword of keywords) if (schema[keyword] !== undefined) defineField(out, keyword, schema[keyword])
+      } else if (known !== value) {
+        return Result.fail(`its parts give \`${name}\` different values`)
+      }
+    }
+  }
+  return Result.succeed(out)
+}
+
+/**
+ * A parameters schema whose root is a reference (into its own definitions) or an `allOf` (zod's `.and()`), or
+ * both, as the one object schema that accepts exactly the same values: the parts' properties together, a property
+ * in several parts as the `allOf` of its schemas, `required` the keys any part requires. The definitions stay where
+ * they were, so every reference still leads where it did. Fails, with the reason, where no exact merge exists (two
+ * parts that each close their object over other keys, say, or a reference that would move); a schema with neither
+ * is returned as it is.
+ */
+export const mergeRoot = (schema: JsonSchema): Result.Result<JsonSchema, string> => {
+  if (!isRecord(schema) || schema.$ref === undefined && schema.allOf === undefined) return Result.succeed(schema)
+  const blocker = mergeBlocker(schema)
+  if (blocker !== undefined) return Result.fail(blocker)
+  const parts: Array<Part> = []
+  const problem = flattenParts(schema, schema, "", 0, parts)
+  if (problem !== undefined) return Result.fail(problem)
+  return mergeParts(parts)
+}
+
+/**
+ * A schema that holds a `$ref` beside other keywords (`{"$ref": "#/$defs/Address", "description": "…"}`, as
+ * pydantic writes a described field), as one schema without the reference that accepts exactly the same values:
+ * what it names, merged with the keywords beside it (see {@link mergeRoot}). `$ref: "#"` names the root, without
+ * its definitions. Fails, with the reason, where no exact merge exists.
+ */
+export const inlineReference = (root: JsonSchema, node: JsonSchema): Result.Result<JsonSchema, string> => {
+  const { $ref, ...siblings } = node
+  if (typeof $ref !== "string") return Result.succeed(node)
+  let target: unknown
+  if ($ref === "#") {
+    const { $defs: _defs, definitions: _definitions, $schema: _schema, $id: _id, ...body } = root
+    target = body
+  } else target = resolveLocal(root, $ref)
+  if (target === undefined) return Result.fail(`the reference ${JSON.stringify($ref)} leads nowhere`)
+  const parts: Array<Part> = []
+  const problem = flattenParts(root, siblings, "", 0, parts) ?? flattenParts(root, target, $ref.slice(1), 1, parts)
+  return problem !== undefined ? Result.fail(problem) : mergeParts(parts)
+}
+
+const offered = new WeakMap<object, JsonSchema>()
+
+/**
+ * A tool's parameters schema as it is offered, to providers and to MCP clients, with the one object at its top that
+ * every one of them asks for. Tool arguments are always a JSON object (dispatch refuses anything else), so each
+ * change keeps what the schema accepts of them:
+ *
+ * - a root reference into the schema's own definitions, and a root `allOf`, are merged into one object where that is
+ *   exact (see {@link mergeRoot}), and kept otherwise (adapters then refuse an `allOf` they cannot offer);
+ * - a root without a `type` becomes `"object"`, and a `type` that lists `"object"` among others (`["object",
+ *   "null"]`) becomes `"object"`. A `$ref: "#"` below, which named the root as it was, is pointed at a copy of it
+ *   in `$defs`;
+ * - a root without `properties` gets `properties: {}` (MCP's Go SDK lists `{"type":"object"}` for a tool that takes
+ *   no arguments, which OpenAI refuses);
+ * - a boolean property schema becomes its object form, `{}` for `true` and `{"not":{}}` for `false` (MCP's
+ *   TypeScript SDK refuses a tools/list entry with a boolean there).
+ *
+ * A schema that needs none of this is returned as it is; one that does gets new objects only where it changes,
+ * frozen when the schema was. A type that does not allow an object is left as it is.
+ */
+export const offeredParameters = (schema: JsonSchema): JsonSchema => {
+  if (typeof schema !== "object" || schema === null) return schema
+  const known = offered.get(schema)
+  if (known !== undefined) return known
+  let out: JsonSchema = schema
+  try {
+    out = offerRoot(schema)
+  } catch {
+    // A schema that cannot be read (a proxy, a getter that throws) is offered as it is: whatever renders it says so.
+    out = schema
+  }
+  if (out !== schema && Object.isFrozen(schema)) deepFreeze(out)
+  offered.set(schema, out)
+  return out
+}
+
+const offerRoot = (schema: JsonSchema): JsonSchema => {
+  if (!isRecord(schema)) return schema
+  const merged = mergeRoot(schema)
+  const source = Result.isSuccess(merged) ? merged.success : schema
+  let root: Record<string, unknown> = source
+  const type = root.type
+  if (type === undefined || Array.isArray(type) && type.includes("object")) {
+    const { type: _, ...rest } = root
+    root = redirectRootReferences({ type: "object", ...rest }, source)
+  }
+  if (root.properties === undefined) root = { ...root, properties: {} }
+  else if (isRecord(root.properties) && Object.values(root.properties).some((value) => typeof value === "boolean")) {
+    const properties: Record<string, unknown> = {}
+    for (const [key, value] of Object.entries(root.properties)) {
+      defineField(properties, key, value === true ? {} : value === false ? { not: {} } : value)
+    }
+    root = { ...root, properties }
+  }
+  return root
+}
+
+/**
+ * `root` with every `$ref: "#"` below it pointed at a copy of `original` (the root as it was) in `$defs`, so that a
+ * reference to the root still means what the root meant before its type was narrowed to an object.
+ */
+const redirectRootReferences = (root: Record<string, unknown>, original: Record<string, unknown>) => {
+  let refersToRoot = false
+  eachSchemaBelow(root, (node) => {
+    if (node.$ref === "#") refersToRoot = true
+  })
+  if (!refersToRoot) return root
+  const defs = isRecord(root.$defs) ? root.$defs : {}
+  let name = "root"
+  for (let n = 1; Object.hasOwn(defs, name); n++) name = `root_${n}`
+  const pointed = (node: Record<string, unknown>) => node.$ref === "#" ? { ...node, $ref: `#/$defs/${name}` } : node
+  const { $schema: _schema, $id: _id, $defs: _defs, definitions: _definitions, ...body } = original
+  const copy = mapSchemasBelow(pointed(body), pointed)
+  const out = mapSchemasBelow(root, pointed)
+  const outDefs: Record<string, unknown> = { ...(isRecord(out.$defs) ? out.$defs : {}) }
+  defineField(outDefs, name, copy)
+  return { ...out, $defs: outDefs }
+}
+
+const deepFreeze = (value: unknown): void => {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return
+  for (const inner of Object.values(value)) deepFreeze(inner)
+  Object.freeze(value)
 }

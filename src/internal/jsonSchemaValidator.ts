@@ -18,6 +18,7 @@ import type { Ajv, ErrorObject, FuncKeywordDefinition, Options, SchemaValidateFu
 import type { FormatsPlugin } from "ajv-formats"
 import { createRequire } from "node:module"
 import { bounded, formatPath } from "./issues.ts"
+import { dataKeywords, resolvePointer, schemaMaps } from "./jsonSchema.ts"
 
 /** The JSON Schema dialects a runtime tool's schema may be written in: its `$schema` decides, 2020-12 by default. */
 export type JsonSchemaDialect = "draft-06" | "draft-07" | "draft-2019-09" | "draft-2020-12"
@@ -277,7 +278,14 @@ export const checkSchema = (schema: unknown, toolName: string, field: SchemaFiel
   const refuse = (problem: string): never => {
     throw new TypeError(`tool \`${bounded(toolName)}\`: ${field} is not a usable JSON Schema: ${problem}`)
   }
-  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
+  let isArray: boolean
+  try {
+    isArray = Array.isArray(schema)
+  } catch (cause) {
+    // A revoked proxy: even whether it is an array cannot be read.
+    return refuse(`it cannot be read: ${describe(cause)}`)
+  }
+  if (typeof schema !== "object" || schema === null || isArray) {
     return refuse(`a tool's JSON Schema is a JSON object, not ${kindOf(schema)}`)
   }
   const notJson = jsonProblem(schema)
@@ -400,29 +408,6 @@ const rootType = (schema: object): string | undefined => {
   }
   return undefined
 }
-
-/** The value a JSON pointer (with its URI fragment escapes) leads to inside `root`, own keys only. */
-const resolvePointer = (root: unknown, pointer: string): unknown => {
-  if (pointer === "") return root
-  let node = root
-  for (const raw of pointer.slice(1).split("/")) {
-    let key: string
-    try {
-      key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~")
-    } catch {
-      return undefined
-    }
-    if (typeof node !== "object" || node === null || !Object.hasOwn(node, key)) return undefined
-    node = (node as Record<string, unknown>)[key]
-  }
-  return node
-}
-
-/** Keywords whose value is data, not schemas: a `$ref` inside one is an example, not a reference. */
-const dataKeywords = new Set(["const", "enum", "default", "examples"])
-
-/** Keywords whose value maps names to schemas, not a schema itself. */
-const schemaMaps = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"])
 
 /** Maps whose `__proto__` entry ajv skips: declaring one there would leave that property unchecked. */
 const protoSkipping = new Set(["properties", "patternProperties", "dependencies"])

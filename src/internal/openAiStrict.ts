@@ -13,14 +13,17 @@
  * Keywords that only constrain values (`minLength`, `uniqueItems`, …) are removed: dispatch still checks them with
  * the tool's Schema, and reports a violation as `invalid_args`. Keywords that change the shape of the data in a way
  * strict mode cannot express (`allOf`, `not`, `if`, `patternProperties`, maps as `additionalProperties: {…}`, tuples
- * as `prefixItems`, …) are refused with a {@link StrictSchemaError}, and so are nodes that accept any value (`{}`,
- * from `Schema.Unknown` or `Schema.Json`) and arrays without `items`.
+ * as `prefixItems`, `dependencies`, …) are refused with a {@link StrictSchemaError}, and so are nodes that accept any
+ * value (`{}`, from `Schema.Unknown` or `Schema.Json`), arrays without `items`, a `required` key that `properties`
+ * does not declare, and schemas past OpenAI's documented limits (nesting, properties, enum values, text length). A
+ * `$ref` with keywords beside it, which OpenAI refuses, is inlined, merged with them, where that is exact.
  */
 import { Predicate, Result } from "effect"
 import type * as ToolCall from "../ToolCall.ts"
 import * as ToolDefinition from "../ToolDefinition.ts"
 import * as ToolSet from "../ToolSet.ts"
-import type { JsonSchema } from "./jsonSchema.ts"
+import { bounded } from "./issues.ts"
+import { inlineReference, type JsonSchema } from "./jsonSchema.ts"
 import { defineField, defaultLimits, type JsonLimits, parseArguments } from "./json.ts"
 import {
   definitionsOf,
@@ -48,9 +51,12 @@ export type { InvalidToolNameError, TopLevelUnionError }
  *
  * A strict tool's parameters are compiled into OpenAI's strict subset: every property required, optional ones with a
  * `null` alternative, `additionalProperties: false`, value-only keywords (`minLength`, `uniqueItems`, …) removed —
- * dispatch still checks them with the tool's Schema. A schema strict mode cannot express (`allOf`, `not`, records,
- * tuples, untyped values such as `Schema.Unknown`, arrays without `items`, …) fails the whole list with a {@link StrictSchemaError}, at definition time rather than as a 400 from the
- * API. `definitions` returns a `Result`: pure, usable without a runtime; `Effect.fromResult` lifts it into an Effect.
+ * dispatch still checks them with the tool's Schema. A `$ref` with keywords beside it (pydantic's described fields)
+ * is inlined, merged with them. A schema strict mode cannot express (`allOf`, `not`, `dependencies`, records, tuples,
+ * untyped values such as `Schema.Unknown`, arrays without `items`, a `required` key that `properties` does not
+ * declare, more than OpenAI's documented limits of 10 levels of objects, 5,000 properties or 1,000 enum values, …)
+ * fails the whole list with a {@link StrictSchemaError}, at definition time rather than as a 400 from the API.
+ * `definitions` returns a `Result`: pure, usable without a runtime; `Effect.fromResult` lifts it into an Effect.
  *
  * @example
  * ```ts
@@ -217,15 +223,39 @@ const withNull = (schema: Record<string, unknown>): Record<string, unknown> => {
     : { anyOf: [rest, { type: "null" }], description }
 }
 
+/** Whether the root `$defs` holds the definition a `#/$defs/…` reference names first. */
+const definesName = (root: JsonSchema, ref: string): boolean => {
+  if (!Predicate.isObject(root.$defs)) return false
+  let name: string
+  try {
+    name = decodeURIComponent(ref.slice(defsPrefix.length).split("/")[0]!)
+  } catch {
+    return false
+  }
+  return Object.hasOwn(root.$defs, name.replace(/~1/g, "/").replace(/~0/g, "~"))
+}
+
+/** What the compilation of one definition's nodes shares. */
+interface Context {
+  /** The parameters schema, with its `$defs`: what references resolve against. */
+  readonly root: JsonSchema
+  /** The references being inlined on the way to this node: one met again would be inlined forever. */
+  readonly inlining: ReadonlySet<string>
+}
+
 /** Compiles one schema node; throws a `Refusal` (caught in `compile`) for what strict mode cannot express. */
 const compileNode = (
   node: unknown,
-  path: string
+  path: string,
+  context: Context
 ): { readonly schema: Record<string, unknown>; readonly plan: Plan | undefined } => {
   if (!Predicate.isObject(node)) {
     throw new Refusal(path, "schema", "a boolean schema (`true` / `false`) cannot be expressed in strict mode")
   }
   refuseKeywords(node, path, refused, mode)
+  if (typeof node.$ref === "string" && Object.keys(node).length > 1) {
+    return compileInlined(node, node.$ref, path, context)
+  }
   // An untyped node (`Schema.Unknown`, `Schema.Json`) accepts any value, which strict mode cannot say.
   refuseUntyped(node, path, typedKeywords, mode)
   const out: Record<string, unknown> = {}
@@ -237,6 +267,9 @@ const compileNode = (
     } else if (key === "$ref") {
       if (typeof value !== "string" || !(value.startsWith(defsPrefix) || value === "#")) {
         throw new Refusal(path, key, "only references into the root `$defs` can be resolved")
+      }
+      if (value !== "#" && !definesName(context.root, value)) {
+        throw new Refusal(path, key, `the reference ${JSON.stringify(bounded(value))} leads to no definition`)
       }
       out.$ref = value
       plan = { _tag: "Ref", name: value === "#" ? "" : value.slice(defsPrefix.length) }
@@ -252,7 +285,7 @@ const compileNode = (
     }
     if (!Array.isArray(anyOf)) throw new Refusal(path, keyword, `\`${keyword}\` must be an array`)
     // `oneOf` becomes `anyOf`, which strict mode supports: the branches' own checks still run at dispatch.
-    const branches = anyOf.map((branch, index) => compileNode(branch, `${path}/${keyword}/${index}`))
+    const branches = anyOf.map((branch, index) => compileNode(branch, `${path}/${keyword}/${index}`, context))
     out.anyOf = branches.map((branch) => branch.schema)
     if (branches.some((branch) => branch.plan !== undefined)) plan = { _tag: "AnyOf", branches }
   }
@@ -268,10 +301,20 @@ const compileNode = (
     }
     const properties = Predicate.isObject(node.properties) ? node.properties : {}
     const required = new Set(Array.isArray(node.required) ? node.required : [])
+    // Every key is offered, and no other: a required key that is not described could never be sent.
+    const undeclared = [...required].find((key) => typeof key !== "string" || !Object.hasOwn(properties, key))
+    if (undeclared !== undefined) {
+      throw new Refusal(
+        path,
+        "required",
+        `\`required\` names \`${bounded(String(undeclared))}\`, which \`properties\` does not declare: strict mode ` +
+          "offers only the keys it describes, so that key could never be sent"
+      )
+    }
     const outProperties: Record<string, unknown> = {}
     const planProperties = new Map<string, { readonly optional: boolean; readonly plan: Plan | undefined }>()
     for (const [name, property] of Object.entries(properties)) {
-      const compiled = compileNode(property, `${path}/properties/${escapePointer(name)}`)
+      const compiled = compileNode(property, `${path}/properties/${escapePointer(name)}`, context)
       const optional = !required.has(name)
       Object.defineProperty(outProperties, name, {
         value: optional ? withNull(compiled.schema) : compiled.schema,
@@ -293,11 +336,47 @@ const compileNode = (
     throw new Refusal(path, "items", "an array without `items` cannot be expressed in strict mode")
   }
   if (node.items !== undefined) {
-    const items = compileNode(node.items, `${path}/items`)
+    const items = compileNode(node.items, `${path}/items`, context)
     out.items = items.schema
     if (items.plan !== undefined) plan = { _tag: "Array", items: items.plan }
   }
   return { schema: out, plan }
+}
+
+/**
+ * A `$ref` with keywords beside it (pydantic's `{"$ref": "#/$defs/Address", "description": "…"}`), which OpenAI
+ * refuses ("$ref cannot have keywords"): compiled as what it names merged with those keywords, as the openai SDK's
+ * own strict transform does, where that merge is exact. A definition met again on the way in (one that holds the same
+ * reference with keywords beside it) cannot be inlined, and is refused.
+ */
+const compileInlined = (
+  node: Readonly<Record<string, unknown>>,
+  ref: string,
+  path: string,
+  context: Context
+): { readonly schema: Record<string, unknown>; readonly plan: Plan | undefined } => {
+  if (!(ref.startsWith(defsPrefix) || ref === "#")) {
+    throw new Refusal(path, "$ref", "only references into the root `$defs` can be resolved")
+  }
+  const beside = Object.keys(node).filter((key) => key !== "$ref").map((key) => `\`${key}\``).join(", ")
+  if (context.inlining.has(ref)) {
+    throw new Refusal(
+      path,
+      "$ref",
+      `a reference with keywords beside it (${beside}) cannot be expressed in strict mode, and this one leads ` +
+        "back to itself, so it cannot be inlined"
+    )
+  }
+  const inlined = inlineReference(context.root, node)
+  if (Result.isFailure(inlined)) {
+    throw new Refusal(
+      path,
+      "$ref",
+      `a reference with keywords beside it (${beside}) cannot be expressed in strict mode, nor inlined exactly: ` +
+        inlined.failure
+    )
+  }
+  return compileNode(inlined.success, path, { root: context.root, inlining: new Set([...context.inlining, ref]) })
 }
 
 /**
@@ -307,22 +386,24 @@ const compileNode = (
  */
 export const compile = strictCompiler("OpenAI strict mode", (definition): Compiled => {
   const lowered = lowerParameters(definition)
-  if (Result.isFailure(lowered)) throw new Refusal("", "anyOf", lowered.failure)
+  if (Result.isFailure(lowered)) throw new Refusal("", lowered.failure.keyword, lowered.failure.reason)
   const root = lowered.success.parameters
   if (root.type !== "object") throw new Refusal("", "type", "the parameters schema must be an object")
   const { $defs, ...rest } = root
-  const compiled = compileNode(rest, "")
+  const context: Context = { root, inlining: new Set() }
+  const compiled = compileNode(rest, "", context)
   const defs = new Map<string, Plan>()
   let parameters = compiled.schema
   if (Predicate.isObject($defs)) {
     const outDefs: Record<string, unknown> = {}
     for (const [name, schema] of Object.entries($defs)) {
-      const def = compileNode(schema, `/$defs/${escapePointer(name)}`)
+      const def = compileNode(schema, `/$defs/${escapePointer(name)}`, context)
       defineField(outDefs, name, def.schema)
       if (def.plan !== undefined) defs.set(name, def.plan)
     }
     parameters = { ...parameters, $defs: outDefs }
   }
+  checkLimits(parameters)
   let plan = compiled.plan!
   const branches = lowered.success.branches
   if (branches !== undefined) {
@@ -330,7 +411,7 @@ export const compile = strictCompiler("OpenAI strict mode", (definition): Compil
       _tag: "Lowered",
       merged: plan,
       branches: branches.map((branch, index) => {
-        const { schema, plan } = compileNode(branch, `/anyOf/${index}`)
+        const { schema, plan } = compileNode(branch, `/anyOf/${index}`, context)
         return { schema, plan, keys: new Set(Object.keys(Predicate.isObject(branch.properties) ? branch.properties : {})) }
       })
     }
@@ -339,6 +420,86 @@ export const compile = strictCompiler("OpenAI strict mode", (definition): Compil
   defs.set("", plan)
   return { parameters, plan, defs }
 })
+
+// OpenAI's documented limits of a strict schema ("Supported schemas" in its Structured Outputs guide): objects nested
+// at most 10 levels deep, at most 5,000 properties in all, at most 1,000 enum values in all, at most 120,000
+// characters of property names, definition names, enum values and constants in all, and a string enum of more than
+// 250 values at most 15,000 characters long. The API refuses more with a 400; they are refused here instead.
+const maxNesting = 10
+const maxProperties = 5_000
+const maxEnumValues = 1_000
+const maxTextLength = 120_000
+const largeEnumValues = 250
+const maxLargeEnumLength = 15_000
+
+/**
+ * Throws a `Refusal` for a compiled strict schema past one of OpenAI's limits. Nesting counts the objects on the way
+ * from the root (level 1) to the deepest one, each definition counted from its own top.
+ */
+const checkLimits = (parameters: JsonSchema): void => {
+  let properties = 0
+  let enumValues = 0
+  let textLength = 0
+  const limit = (path: string, keyword: string, reason: string) =>
+    new Refusal(path, keyword, `${reason}, beyond what OpenAI strict mode allows`)
+  const addText = (length: number, path: string, keyword: string) => {
+    textLength += length
+    if (textLength > maxTextLength) {
+      throw limit(
+        path,
+        keyword,
+        `its property names, definition names, enum values and constants are more than ${maxTextLength} characters long`
+      )
+    }
+  }
+  const visit = (node: unknown, path: string, depth: number): void => {
+    if (!Predicate.isObject(node)) return
+    let level = depth
+    if (Predicate.isObject(node.properties)) {
+      level = depth + 1
+      if (level > maxNesting) {
+        throw limit(path, "properties", `objects nest ${level} levels deep (at most ${maxNesting})`)
+      }
+      for (const [name, property] of Object.entries(node.properties)) {
+        properties += 1
+        if (properties > maxProperties) {
+          throw limit(path, "properties", `the schema has more than ${maxProperties} properties in all`)
+        }
+        addText(name.length, path, "properties")
+        visit(property, `${path}/properties/${escapePointer(name)}`, level)
+      }
+    }
+    if (Array.isArray(node.enum)) {
+      enumValues += node.enum.length
+      if (enumValues > maxEnumValues) {
+        throw limit(path, "enum", `the schema has more than ${maxEnumValues} enum values in all`)
+      }
+      let length = 0
+      for (const value of node.enum) if (typeof value === "string") length += value.length
+      if (node.enum.length > largeEnumValues && node.enum.every((value) => typeof value === "string")) {
+        if (length > maxLargeEnumLength) {
+          throw limit(
+            path,
+            "enum",
+            `an enum of more than ${largeEnumValues} strings is ${length} characters long ` +
+              `(at most ${maxLargeEnumLength})`
+          )
+        }
+      }
+      addText(length, path, "enum")
+    }
+    if (typeof node.const === "string") addText(node.const.length, path, "const")
+    if (node.items !== undefined) visit(node.items, `${path}/items`, level)
+    if (Array.isArray(node.anyOf)) node.anyOf.forEach((branch, index) => visit(branch, `${path}/anyOf/${index}`, level))
+  }
+  visit(parameters, "", 0)
+  if (Predicate.isObject(parameters.$defs)) {
+    for (const [name, definition] of Object.entries(parameters.$defs)) {
+      addText(name.length, "", "$defs")
+      visit(definition, `/$defs/${escapePointer(name)}`, 0)
+    }
+  }
+}
 
 // ---------------------------------------------------------------------------
 // null → absent

@@ -14,7 +14,7 @@ import * as ToolSet from "../ToolSet.ts"
 import { isDataUrl, urlContent } from "./dataUrl.ts"
 import { bounded } from "./issues.ts"
 import { defineField, toJsonValue } from "./json.ts"
-import type { JsonSchema } from "./jsonSchema.ts"
+import { type JsonSchema, mergeRoot } from "./jsonSchema.ts"
 
 // ---------------------------------------------------------------------------
 // Tools offered
@@ -93,8 +93,9 @@ export class InvalidToolNameError extends Data.TaggedError("InvalidToolNameError
 
 /**
  * A tool's parameters are a union at the top (`anyOf` / `oneOf`), which no provider takes there, and the union
- * cannot be offered as one object instead: a branch is not an object, say. It names the tool and says why. The same
- * class in every adapter.
+ * cannot be offered as one object instead: a branch is not an object, say. The same for an intersection at the top
+ * (`allOf`, zod's `.and()`) whose parts cannot be merged into one object exactly: two parts that each close their
+ * object over other keys, say. It names the tool and says why. The same class in every adapter.
  */
 export class TopLevelUnionError extends Data.TaggedError("TopLevelUnionError")<{
   readonly toolName: string
@@ -172,13 +173,15 @@ export const offer = (
     if (refused !== undefined) return Result.fail(refused)
     const lowered = lowerParameters(definition)
     if (Result.isFailure(lowered)) {
+      const { keyword, reason } = lowered.failure
+      const what = keyword === "allOf" ? "an intersection (`allOf`)" : "a union"
       return Result.fail(
         new TopLevelUnionError({
           toolName: definition.name,
           provider,
-          reason: lowered.failure,
+          reason,
           message:
-            `tool \`${definition.name}\`: its parameters are a union that cannot be offered as one object: ${lowered.failure}`
+            `tool \`${definition.name}\`: its parameters are ${what} that cannot be offered as one object: ${reason}`
         })
       )
     }
@@ -274,7 +277,13 @@ const describeBranch = (branch: JsonSchema): string => {
   return parts.length === 0 ? "no required keys" : parts.join(", ")
 }
 
-const loweredCache = new WeakMap<ToolDefinition.ToolDefinition, Result.Result<Lowered, string>>()
+/** Why a definition's parameters cannot be offered as one object: the keyword at the top, and the reason. */
+export interface LoweringFailure {
+  readonly keyword: "anyOf" | "oneOf" | "allOf"
+  readonly reason: string
+}
+
+const loweredCache = new WeakMap<ToolDefinition.ToolDefinition, Result.Result<Lowered, LoweringFailure>>()
 
 /**
  * The parameters of a definition as every provider takes them at the top: one object schema. Anthropic refuses
@@ -290,8 +299,13 @@ const loweredCache = new WeakMap<ToolDefinition.ToolDefinition, Result.Result<Lo
  * when every branch says so, and a description that lists the branches ("Arguments take one of these forms: …"),
  * so that the model still knows which keys go together. Parameters that are no union are returned as they are.
  * Fails, with the reason, for a union whose branches are not all objects.
+ *
+ * An `allOf` at the top is merged into one object where that is exact (definitions do that when they are made, see
+ * `ToolDefinition.make`); where it is not, every provider would refuse it, and so it fails too.
  */
-export const lowerParameters = (definition: ToolDefinition.ToolDefinition): Result.Result<Lowered, string> => {
+export const lowerParameters = (
+  definition: ToolDefinition.ToolDefinition
+): Result.Result<Lowered, LoweringFailure> => {
   const cached = loweredCache.get(definition)
   if (cached !== undefined) return cached
   const result = lower(definition.parameters)
@@ -299,11 +313,21 @@ export const lowerParameters = (definition: ToolDefinition.ToolDefinition): Resu
   return result
 }
 
-const lower = (root: JsonSchema): Result.Result<Lowered, string> => {
+const lower = (given: JsonSchema): Result.Result<Lowered, LoweringFailure> => {
+  let root = given
+  if (root.allOf !== undefined) {
+    const merged = mergeRoot(root)
+    if (Result.isFailure(merged)) {
+      return Result.fail({ keyword: "allOf", reason: `its parts cannot be merged exactly: ${merged.failure}` })
+    }
+    root = merged.success
+  }
   if (root.anyOf === undefined && root.oneOf === undefined) {
     return Result.succeed({ parameters: root, branches: undefined })
   }
-  if (root.anyOf !== undefined && root.oneOf !== undefined) return Result.fail("it has both `anyOf` and `oneOf`")
+  const keyword = root.anyOf !== undefined ? "anyOf" : "oneOf"
+  const union = (reason: string): Result.Result<Lowered, LoweringFailure> => Result.fail({ keyword, reason })
+  if (root.anyOf !== undefined && root.oneOf !== undefined) return union("it has both `anyOf` and `oneOf`")
   const defs = Predicate.isObject(root.$defs) ? root.$defs : {}
   const {
     additionalProperties: _additional,
@@ -316,8 +340,8 @@ const lower = (root: JsonSchema): Result.Result<Lowered, string> => {
     ...rest
   } = root
   const found = objectBranches({ anyOf: root.anyOf ?? root.oneOf }, defs, "", 0)
-  if (Result.isFailure(found)) return Result.fail(found.failure)
-  if (found.success.length === 0) return Result.fail("the union has no branches")
+  if (Result.isFailure(found)) return union(found.failure)
+  if (found.success.length === 0) return union("the union has no branches")
   // Properties stated beside the union hold in every branch.
   const common = Predicate.isObject(ownProperties) ? ownProperties : {}
   const commonRequired = requiredOf(root)
@@ -326,7 +350,7 @@ const lower = (root: JsonSchema): Result.Result<Lowered, string> => {
     const own = propertiesOf(branch)
     const clash = Object.keys(common).find((key) => Object.hasOwn(own, key))
     if (clash !== undefined) {
-      return Result.fail(`the property \`${bounded(clash)}\` is stated both beside and inside the union`)
+      return union(`the property \`${bounded(clash)}\` is stated both beside and inside the union`)
     }
     if (Object.keys(common).length === 0 && commonRequired.length === 0) {
       branches.push(branch)

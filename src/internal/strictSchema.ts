@@ -36,7 +36,9 @@ export class Refusal {
 /**
  * Keywords that change the shape of the data in ways neither OpenAI's strict mode nor Anthropic's strict tool use
  * can express (tuples, conditionals, negation, pattern-keyed or dependent properties, `contains`, `unevaluated*`):
- * both compilers refuse them. OpenAI also refuses `allOf`, which Anthropic supports.
+ * both compilers refuse them. OpenAI also refuses `allOf`, which Anthropic supports. Draft-07's `dependencies` is
+ * `dependentRequired` and `dependentSchemas` in one keyword (and the validator checks it in every draft): refused
+ * as they are.
  */
 export const unsupportedShapeKeywords: ReadonlySet<string> = new Set([
   "not",
@@ -45,6 +47,7 @@ export const unsupportedShapeKeywords: ReadonlySet<string> = new Set([
   "else",
   "dependentRequired",
   "dependentSchemas",
+  "dependencies",
   "patternProperties",
   "propertyNames",
   "unevaluatedProperties",

@@ -141,7 +141,10 @@ const protocols = [McpProtocol.v2025_11_25, McpProtocol.v2025_06_18, McpProtocol
 
 /**
  * The definition of a tool as `tools/list` gives it: its input schema as it is, its output schema when it describes an
- * object (MCP's only kind), its title, and its annotations as MCP's hints (a read-only tool is not destructive).
+ * object (MCP's only kind), its title, and its annotations as MCP's hints (a read-only tool is not destructive). A
+ * boolean property schema at the top of either is listed in its object form (`{}`, `{"not":{}}`). Never throws for
+ * the definition of a tool (a runtime tool's included); throws a `TypeError` naming the tool for a definition made
+ * by hand whose parameters do not describe an object.
  *
  * @category converters
  * @since 0.1.0
@@ -157,14 +160,38 @@ export const toMcpTool = (definition: ToolDefinition.ToolDefinition): McpSchema.
     ...(annotations.idempotent === undefined ? {} : { idempotentHint: annotations.idempotent }),
     ...(annotations.openWorld === undefined ? {} : { openWorldHint: annotations.openWorld })
   }
-  return new McpSchema.Tool({
+  // MCP's TypeScript SDK refuses a whole tools/list result with a boolean property schema at the top of an input or
+  // output schema: each is listed in its object form. Definitions already give parameters their object at the top
+  // (`ToolDefinition.make`); this holds for an output schema too.
+  const objectProperties = (schema: ToolDefinition.JsonSchema): ToolDefinition.JsonSchema => {
+    const properties = schema.properties
+    if (!Predicate.isObject(properties) || !Object.values(properties).some(Predicate.isBoolean)) return schema
+    const listed = Object.fromEntries(Object.entries(properties).map(([key, value]) => [
+      key,
+      value === true ? {} : value === false ? { not: {} } : value
+    ]))
+    return { ...schema, properties: listed }
+  }
+  const fields = {
     name: definition.name,
     ...(annotations.title === undefined ? {} : { title: annotations.title }),
     description: definition.description,
-    inputSchema: definition.parameters as McpSchema.ToolJson,
-    ...(hasObjectOutput(definition) ? { outputSchema: definition.outputSchema as McpSchema.ToolOutputJson } : {}),
+    inputSchema: objectProperties(definition.parameters) as McpSchema.ToolJson,
+    ...(hasObjectOutput(definition)
+      ? { outputSchema: objectProperties(definition.outputSchema!) as McpSchema.ToolOutputJson }
+      : {}),
     ...(Object.keys(hints).length === 0 ? {} : { annotations: McpSchema.ToolAnnotations.make(hints) })
-  })
+  }
+  try {
+    return new McpSchema.Tool(fields)
+  } catch (cause) {
+    // Only a definition made by hand can get here (parameters of another type than an object, say): say which.
+    const reason = cause instanceof Error ? cause.message.split("\n")[0] : String(cause)
+    throw new TypeError(
+      `tool \`${String(definition.name).slice(0, 128)}\` cannot be listed over MCP: its input schema is not an ` +
+        `object schema (${reason})`
+    )
+  }
 }
 
 /** MCP's `outputSchema` describes an object: a tool whose output is anything else is listed without one. */

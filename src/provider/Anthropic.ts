@@ -23,6 +23,7 @@
  * @since 0.1.0
  */
 import { Predicate, Result } from "effect"
+import { bounded } from "../internal/issues.ts"
 import { defineField } from "../internal/json.ts"
 import {
   escapePointer,
@@ -131,7 +132,8 @@ export type DefinitionsError = StrictSchemaError | InvalidToolNameError | TopLev
  * ("input_schema does not support oneOf, allOf, or anyOf at the top level"): every branch's properties, only the
  * keys all branches require required, `additionalProperties: false` only when every branch says so, and the
  * branches listed in its description; dispatch still checks the arguments against the tool's own Schema. A union
- * with a branch that is not an object fails with {@link TopLevelUnionError}.
+ * with a branch that is not an object fails with {@link TopLevelUnionError}, and so does an `allOf` at the top that
+ * the definition could not merge into one object exactly (see `ToolDefinition.make`).
  *
  * A strict tool's schema is compiled into the JSON Schema subset of Anthropic's structured outputs ("JSON Schema
  * limitations" in Anthropic's structured outputs guide): every object gets `additionalProperties: false`; the value
@@ -140,10 +142,11 @@ export type DefinitionsError = StrictSchemaError | InvalidToolNameError | TopLev
  * with the tool's Schema. Optional properties stay optional (unlike OpenAI's strict mode). What the subset cannot
  * express fails the whole list with a {@link StrictSchemaError} at definition time, rather than as a 400 from the
  * API: records (`additionalProperties` other than `false`), recursive schemas, references outside the schema, enums
- * of objects or arrays, boolean schemas, nodes without a type (`{}`, from `Schema.Unknown` or `Schema.Json`), and the
+ * of objects or arrays, boolean schemas, nodes without a type (`{}`, from `Schema.Unknown` or `Schema.Json`), a
+ * `required` key that `properties` does not declare (every object being closed, it could never be sent), and the
  * keywords that change the shape of the data (tuples as `prefixItems`, `not`, `if`/`then`/`else`,
- * `patternProperties`, `propertyNames`, `dependentSchemas`/`dependentRequired`, `contains`, `unevaluated*`). `oneOf`
- * is sent as `anyOf`.
+ * `patternProperties`, `propertyNames`, `dependentSchemas`/`dependentRequired` and draft-07's `dependencies`,
+ * `contains`, `unevaluated*`). `oneOf` is sent as `anyOf`.
  *
  * @example
  * ```ts
@@ -299,7 +302,21 @@ const compileNode = (node: unknown, path: string, refs: Set<string>): Record<str
     }
   }
   const isObjectType = node.type === "object" || (Array.isArray(node.type) && node.type.includes("object"))
-  if (isObjectType || node.properties !== undefined) out.additionalProperties = false
+  if (isObjectType || node.properties !== undefined) {
+    out.additionalProperties = false
+    // With no other key allowed, a required key that is not a property could never be sent.
+    const declared = Predicate.isObject(node.properties) ? node.properties : {}
+    const required: ReadonlyArray<unknown> = Array.isArray(node.required) ? node.required : []
+    const undeclared = required.find((key) => typeof key !== "string" || !Object.hasOwn(declared, key))
+    if (undeclared !== undefined) {
+      throw new Refusal(
+        path,
+        "required",
+        `\`required\` names \`${bounded(String(undeclared))}\`, which \`properties\` does not declare: with no other key ` +
+          "allowed, it could never be sent"
+      )
+    }
+  }
   return out
 }
 

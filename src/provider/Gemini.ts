@@ -29,6 +29,7 @@
  * @since 0.1.0
  */
 import { Data, Result } from "effect"
+import { bounded } from "../internal/issues.ts"
 import type { JsonSchema } from "../internal/jsonSchema.ts"
 import {
   type Block,
@@ -161,6 +162,14 @@ const compile = (input: unknown, path: string): Schema => {
   for (const [keyword, reason] of refusedKeywords) {
     if (node[keyword] !== undefined) throw new Unsupported(pointer(path, keyword), reason)
   }
+  // Draft-07's `dependencies` is `dependentRequired` (a list of keys, dropped like it) and `dependentSchemas` (a
+  // schema, refused like it) in one keyword.
+  if (isNode(node.dependencies) && Object.values(node.dependencies).some((value) => !Array.isArray(value))) {
+    throw new Unsupported(
+      pointer(path, "dependencies"),
+      "`dependencies` with schemas (`dependentSchemas`) is not supported"
+    )
+  }
   if (node.allOf !== undefined) {
     if (!Array.isArray(node.allOf) || node.allOf.length !== 1) {
       throw new Unsupported(pointer(path, "allOf"), "`allOf` with more than one schema is not supported")
@@ -237,7 +246,19 @@ const compile = (input: unknown, path: string): Schema => {
     if (path !== "" && Object.keys(out.properties ?? {}).length === 0) {
       throw new Unsupported(path, "an object without properties is not supported")
     }
-    if (Array.isArray(node.required)) out.required = node.required.filter((name) => typeof name === "string")
+    if (Array.isArray(node.required)) {
+      // Gemini refuses a required key that is not a property ("property is not defined").
+      const declared = out.properties ?? {}
+      const names = node.required.filter((name): name is string => typeof name === "string")
+      const undeclared = names.find((name) => !Object.hasOwn(declared, name))
+      if (undeclared !== undefined) {
+        throw new Unsupported(
+          pointer(path, "required"),
+          `\`required\` names \`${bounded(undeclared)}\`, which \`properties\` does not declare`
+        )
+      }
+      out.required = names
+    }
   }
   if (typeof node.format === "string" && formats[type]?.has(node.format)) out.format = node.format
   if (typeof node.pattern === "string") out.pattern = node.pattern
@@ -278,8 +299,9 @@ const typeOf = (node: Node, path: string): Type => {
  * type), string `enum` and `const`, `items`, `properties`, `required`, `anyOf` (and `oneOf`), `description`, `title`,
  * `format` (the ones Gemini documents), `pattern`, bounds and `default`. Keywords that only tighten what dispatch
  * validates anyway (`additionalProperties: false`, `multipleOf`, …) are dropped; anything that changes the shape
- * of valid values and has no equivalent (references, tuples, records, non-string enums, `not`, conditionals, an
- * untyped schema) fails with {@link UnsupportedSchemaError}.
+ * of valid values and has no equivalent (references, tuples, records, non-string enums, `not`, conditionals,
+ * `dependentSchemas` or `dependencies` with schemas, an untyped schema, a `required` key that `properties` does not
+ * declare) fails with {@link UnsupportedSchemaError}.
  *
  * @example
  * ```ts
@@ -370,7 +392,8 @@ export { InvalidToolNameError, TopLevelUnionError }
  * are the parameters to the function", and `parameters` is a map of named parameters. That object has every
  * branch's properties, only the keys all branches require required, and the branches listed in its description;
  * dispatch still checks the arguments against the tool's own Schema. A union with a branch that is not an object
- * fails with {@link TopLevelUnionError}.
+ * fails with {@link TopLevelUnionError}, and so does an `allOf` at the top that the definition could not merge into
+ * one object exactly (see `ToolDefinition.make`).
  *
  * @example
  * ```ts

@@ -187,7 +187,9 @@ export type DefinitionsOptions = StrictOptions
  * OpenAI refuses at the top of a schema, strict or not) are offered as one object with every branch's properties,
  * only the keys all branches require required, and the branches listed in its description; dispatch still checks
  * the arguments against the tool's own Schema. A union with a branch that is not an object fails with
- * {@link TopLevelUnionError}.
+ * {@link TopLevelUnionError}, and so does an `allOf` at the top that the definition could not merge into one object
+ * exactly (see `ToolDefinition.make`, which also gives a runtime tool's parameters the `type: "object"` and
+ * `properties` OpenAI asks for at the top).
  *
  * @example
  * ```ts

@@ -1,6 +1,14 @@
-import { assert, describe, it } from "@effect/vitest"
-import { Schema } from "effect"
-import { type JsonSchema, toJsonSchema, toParametersJsonSchema } from "../../src/internal/jsonSchema.ts"
+import { assert, describe, expect, it } from "@effect/vitest"
+import { Result, Schema } from "effect"
+import {
+  inlineReference,
+  type JsonSchema,
+  mergeRoot,
+  offeredParameters,
+  toJsonSchema,
+  toParametersJsonSchema
+} from "../../src/internal/jsonSchema.ts"
+import { validatorOf } from "../../src/internal/jsonSchemaValidator.ts"
 import { accepts, refsIn } from "../support/jsonSchema.ts"
 
 class Point extends Schema.Class<Point>("Point")({ x: Schema.Int, y: Schema.Int }) {}
@@ -270,6 +278,138 @@ describe("internal/jsonSchema", () => {
       assert.deepStrictEqual(refsIn(schema), ["#/$defs/Expr", "#/$defs/Expr"])
       assert.isTrue(accepts(schema, { op: "+", args: [{ op: "1", args: [] }] }))
       assert.isFalse(accepts(schema, { op: "+", args: [{ op: "1", args: [{ op: 2, args: [] }] }] }))
+    })
+  })
+
+  describe("offeredParameters", () => {
+    it("gives the root the object every provider and MCP ask for, where it has none", () => {
+      const q = { type: "string" }
+      const cases: ReadonlyArray<readonly [JsonSchema, JsonSchema]> = [
+        // MCP's Go SDK, for a tool without arguments: OpenAI answers "object schema missing properties".
+        [{ type: "object" }, { type: "object", properties: {} }],
+        [{ type: "object", additionalProperties: false }, {
+          type: "object",
+          additionalProperties: false,
+          properties: {}
+        }],
+        [{}, { type: "object", properties: {} }],
+        [{ properties: { q }, required: ["q"] }, { type: "object", properties: { q }, required: ["q"] }],
+        [{ type: ["object", "null"], properties: { q } }, { type: "object", properties: { q } }],
+        [{ type: ["object"], properties: { q } }, { type: "object", properties: { q } }],
+        [{ type: "object", properties: { any: true, none: false, q } }, {
+          type: "object",
+          properties: { any: {}, none: { not: {} }, q }
+        }],
+        // zod 4's z.union: the union stays for the adapters to lower, under an object.
+        [{ anyOf: [{ type: "object", properties: { q } }] }, {
+          type: "object",
+          anyOf: [{ type: "object", properties: { q } }],
+          properties: {}
+        }]
+      ]
+      for (const [given, offered] of cases) expect(offeredParameters(given)).toStrictEqual(offered)
+    })
+
+    it("keeps a schema that already has its object as the same value", () => {
+      const given = { type: "object", properties: { q: { type: "string" } }, required: ["q"] }
+      assert.strictEqual(offeredParameters(given), given)
+      const generated = toParametersJsonSchema(Schema.Struct({ a: Schema.String }))
+      assert.strictEqual(offeredParameters(generated), generated)
+    })
+
+    it("inlines a root $ref into the schema's own definitions, as zod-to-json-schema writes it with a name", () => {
+      const args = {
+        type: "object",
+        properties: { q: { type: "string" }, next: { $ref: "#/definitions/Args" } },
+        required: ["q"],
+        additionalProperties: false
+      }
+      const given = {
+        $ref: "#/definitions/Args",
+        definitions: { Args: args },
+        $schema: "http://json-schema.org/draft-07/schema#"
+      }
+      expect(offeredParameters(given)).toStrictEqual({
+        type: "object",
+        properties: args.properties,
+        required: ["q"],
+        additionalProperties: false,
+        definitions: { Args: args },
+        $schema: "http://json-schema.org/draft-07/schema#"
+      })
+    })
+
+    it("merges a root allOf of objects (zod's .and()) into one object where that is exact", () => {
+      const given = {
+        allOf: [
+          { type: "object", properties: { a: { type: "string" } }, required: ["a"], description: "First" },
+          { type: "object", properties: { a: { minLength: 2 }, b: { type: "integer" } }, required: ["b"] }
+        ],
+        unevaluatedProperties: false
+      }
+      expect(offeredParameters(given)).toStrictEqual({
+        type: "object",
+        properties: { a: { allOf: [{ type: "string" }, { minLength: 2 }] }, b: { type: "integer" } },
+        required: ["a", "b"],
+        unevaluatedProperties: false,
+        description: "First"
+      })
+    })
+
+    it("keeps a root allOf no single object can stand for exactly, and says why", () => {
+      const closedA = { type: "object", properties: { a: { type: "string" } }, additionalProperties: false }
+      const closedB = { type: "object", properties: { b: { type: "string" } }, additionalProperties: false }
+      const cases: ReadonlyArray<readonly [JsonSchema, string]> = [
+        [{ allOf: [closedA, closedB] }, "its parts close their objects over different properties"],
+        [{ allOf: [closedA, { properties: { c: {} } }] }, "names `c`, which another part's `additionalProperties`"],
+        [{ allOf: [{ minProperties: 1 }, { minProperties: 2 }] }, "its parts give `minProperties` different values"],
+        [{ allOf: [{ type: "object" }, { type: "string" }] }, "its parts allow no type in common"],
+        [{ allOf: [{ properties: {}, unevaluatedProperties: false }] }, "has its own `unevaluatedProperties`"],
+        [{ allOf: [{ $ref: "#/properties/x" }] }, "would no longer lead to the same place"]
+      ]
+      for (const [given, reason] of cases) {
+        const merged = mergeRoot(given)
+        assert(Result.isFailure(merged), JSON.stringify(given))
+        assert.include(merged.failure, reason)
+        expect(offeredParameters(given).allOf).toStrictEqual(given.allOf)
+      }
+    })
+
+    it("points a `$ref: \"#\"` at a copy of the root as it was, when the root's type is narrowed to an object", () => {
+      const given = { type: ["object", "null"], properties: { next: { $ref: "#" } } }
+      const offered = offeredParameters(given)
+      expect(offered).toStrictEqual({
+        type: "object",
+        properties: { next: { $ref: "#/$defs/root" } },
+        $defs: { root: { type: ["object", "null"], properties: { next: { $ref: "#/$defs/root" } } } }
+      })
+      assert.isTrue(validatorOf(offered).validate({ next: { next: null } })._tag === "Success")
+      assert.isTrue(validatorOf(offered).validate({ next: 1 })._tag === "Failure")
+    })
+
+    it("freezes what it makes of a frozen schema, and never touches one that is not", () => {
+      const frozen = Object.freeze({ properties: Object.freeze({ q: Object.freeze({ type: "string" }) }) })
+      assert.isTrue(Object.isFrozen(offeredParameters(frozen)))
+      const open = { type: "object" }
+      offeredParameters(open)
+      expect(open).toStrictEqual({ type: "object" })
+      assert.isFalse(Object.isFrozen(open))
+    })
+  })
+
+  describe("inlineReference", () => {
+    it("merges what a $ref names with the keywords beside it, as pydantic writes a described field", () => {
+      const root = {
+        type: "object",
+        properties: { address: { $ref: "#/$defs/Address", description: "Where to ship" } },
+        $defs: { Address: { title: "Address", type: "object", properties: { street: { type: "string" } } } }
+      }
+      expect(inlineReference(root, root.properties.address)).toStrictEqual(Result.succeed({
+        description: "Where to ship",
+        type: "object",
+        properties: { street: { type: "string" } },
+        title: "Address"
+      }))
     })
   })
 })

@@ -2,6 +2,7 @@ import { assert, describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Effect, Option, Result, Schema } from "effect"
 import { toStrictJsonSchema } from "openai/lib/transform"
 import { compile, restoreAbsent, StrictSchemaError } from "../../src/internal/openAiStrict.ts"
+import * as DynamicTool from "../../src/DynamicTool.ts"
 import * as OpenAiChat from "../../src/provider/OpenAiChat.ts"
 import * as Tool from "../../src/Tool.ts"
 import * as ToolDefinition from "../../src/ToolDefinition.ts"
@@ -164,6 +165,143 @@ describe("compile", () => {
     expect(restoreAbsent(compiled, {
       root: { name: "a", children: [{ name: "b", children: null }, { name: "c", children: [] }] }
     })).toStrictEqual({ root: { name: "a", children: [{ name: "b" }, { name: "c", children: [] }] } })
+  })
+})
+
+describe("compile: what OpenAI refuses beyond the keywords", () => {
+  const refusalOf = (parameters: ToolDefinition.JsonSchema) => {
+    const out = compile(definition(parameters))
+    assert(Result.isFailure(out), JSON.stringify(parameters).slice(0, 200))
+    return out.failure
+  }
+
+  // pydantic v2 writes `Field(description=…)` on a model-typed field as a `$ref` with a sibling `description`;
+  // OpenAI answers 400 "$ref cannot have keywords {'description'}".
+  const shipParameters = {
+    type: "object",
+    title: "shipArguments",
+    properties: { address: { $ref: "#/$defs/Address", description: "Where to ship" } },
+    required: ["address"],
+    $defs: {
+      Address: {
+        title: "Address",
+        type: "object",
+        properties: { street: { type: "string" }, unit: { type: "string" } },
+        required: ["street"]
+      }
+    }
+  }
+
+  it("inlines a $ref that has keywords beside it, merged with them, as the openai SDK does", () => {
+    const compiled = Result.getOrThrow(compile(definition(shipParameters)))
+    expect(compiled.parameters.properties).toStrictEqual({
+      address: {
+        description: "Where to ship",
+        title: "Address",
+        type: "object",
+        properties: { street: { type: "string" }, unit: { type: ["string", "null"] } },
+        required: ["street", "unit"],
+        additionalProperties: false
+      }
+    })
+    expect(restoreAbsent(compiled, { address: { street: "Main St", unit: null } }))
+      .toStrictEqual({ address: { street: "Main St" } })
+  })
+
+  it.effect("a strict model's arguments for the inlined reference pass the runtime tool's own schema", () =>
+    Effect.gen(function*() {
+      const Ship = DynamicTool.make("ship", {
+        description: "Ship a parcel",
+        parameters: shipParameters,
+        call: (args) => Effect.succeed(args)
+      })
+      const set = ToolSet.make(Ship)
+      const [call] = OpenAiChat.toolCalls({
+        tool_calls: [{
+          id: "c1",
+          type: "function",
+          function: { name: "ship", arguments: "{\"address\":{\"street\":\"Main St\",\"unit\":null}}" }
+        }]
+      }, { tools: set, strict: true })
+      const result = yield* ToolSet.execute(set, call!)
+      expect([result.status, result.output])
+        .toStrictEqual(["success", ToolOutput.json({ address: { street: "Main St" } })])
+    }))
+
+  it("refuses a $ref with keywords beside it that leads back to itself or cannot be merged, and one to nothing", () => {
+    const looping = refusalOf({
+      type: "object",
+      properties: { root: { $ref: "#/$defs/Node", description: "The root" } },
+      $defs: {
+        Node: { type: "object", properties: { child: { $ref: "#/$defs/Node", description: "A child" } } }
+      }
+    })
+    expect([looping.path, looping.keyword]).toStrictEqual(["/properties/root/properties/child", "$ref"])
+    assert.include(looping.message, "leads back to itself")
+    const clash = refusalOf({
+      type: "object",
+      properties: { a: { $ref: "#/$defs/S", maxLength: 3 } },
+      $defs: { S: { type: "string", maxLength: 5 } }
+    })
+    expect([clash.path, clash.keyword]).toStrictEqual(["/properties/a", "$ref"])
+    assert.include(clash.message, "give `maxLength` different values")
+    const missing = refusalOf({ type: "object", properties: { a: { $ref: "#/$defs/Missing" } }, $defs: {} })
+    expect([missing.path, missing.keyword]).toStrictEqual(["/properties/a", "$ref"])
+    assert.include(missing.message, "leads to no definition")
+  })
+
+  it("refuses schemas past OpenAI's documented limits, and takes them at the limit", () => {
+    const nested = (levels: number): ToolDefinition.JsonSchema => {
+      let node: ToolDefinition.JsonSchema = { type: "string" }
+      for (let i = 0; i < levels; i++) node = { type: "object", properties: { [`l${i}`]: node }, required: [`l${i}`] }
+      return node
+    }
+    const wide = (count: number) => ({
+      type: "object",
+      properties: Object.fromEntries(Array.from({ length: count }, (_, i) => [`p${i}`, { type: "string" }]))
+    })
+    const enumOf = (values: ReadonlyArray<string>) => ({
+      type: "object",
+      properties: { code: { type: "string", enum: values } },
+      required: ["code"]
+    })
+    const codes = (count: number, width = 1) => Array.from({ length: count }, (_, i) => `${i}`.padStart(width, "c"))
+    const accepted = [nested(10), wide(5_000), enumOf(codes(1_000)), enumOf(codes(251, 59))]
+    for (const parameters of accepted) assert(Result.isSuccess(compile(definition(parameters))))
+    const refused = [
+      [nested(11), "properties", "objects nest 11 levels deep (at most 10)"],
+      [wide(5_001), "properties", "more than 5000 properties in all"],
+      [enumOf(codes(1_001)), "enum", "more than 1000 enum values in all"],
+      [enumOf(codes(251, 60)), "enum", "an enum of more than 250 strings is 15060 characters long"],
+      [{ type: "object", properties: { ["k".repeat(120_001)]: { type: "string" } } }, "properties", "more than 120000"]
+    ] as const
+    for (const [parameters, keyword, reason] of refused) {
+      const failure = refusalOf(parameters)
+      expect(failure.keyword).toBe(keyword)
+      assert.include(failure.message, reason)
+    }
+  })
+
+  it("refuses draft-07 `dependencies` as it refuses `dependentRequired`: the offered schema could not say it", () => {
+    const card = { card: { type: "string" }, cvv: { type: "string" } }
+    const draft07 = refusalOf({
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: card,
+      dependencies: { card: ["cvv"] }
+    })
+    const draft2020 = refusalOf({ type: "object", properties: card, dependentRequired: { card: ["cvv"] } })
+    expect([draft07.path, draft07.keyword, draft2020.path, draft2020.keyword])
+      .toStrictEqual(["/", "dependencies", "/", "dependentRequired"])
+  })
+
+  it("refuses a required key that properties does not declare, naming it, rather than drop it", () => {
+    const failure = refusalOf({
+      type: "object",
+      properties: { o: { type: "object", properties: { x: { type: "string" } }, required: ["x", "y"] } }
+    })
+    expect([failure.path, failure.keyword]).toStrictEqual(["/properties/o", "required"])
+    assert.include(failure.message, "`required` names `y`, which `properties` does not declare")
   })
 })
 

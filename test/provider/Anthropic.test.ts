@@ -434,6 +434,35 @@ describe("Anthropic", () => {
       }])
     })
 
+    it("refuses draft-07 `dependencies` as it refuses `dependentRequired`, rather than copy it through", () => {
+      const card = { card: { type: "string" }, cvv: { type: "string" } }
+      const refusalOf = (parameters: Record<string, unknown>) => {
+        const out = Anthropic.definitions([definitionOf(parameters)])
+        assert(Result.isFailure(out) && out.failure._tag === "StrictSchemaError")
+        return [out.failure.path, out.failure.keyword]
+      }
+      expect([
+        refusalOf({
+          $schema: "http://json-schema.org/draft-07/schema#",
+          type: "object",
+          properties: card,
+          dependencies: { card: ["cvv"] }
+        }),
+        refusalOf({ type: "object", properties: card, dependentRequired: { card: ["cvv"] } })
+      ]).toStrictEqual([["/", "dependencies"], ["/", "dependentRequired"]])
+    })
+
+    it("refuses a required key that properties does not declare: with every object closed, it could never be sent", () => {
+      const out = Anthropic.definitions([definitionOf({
+        type: "object",
+        properties: { a: { type: "string" } },
+        required: ["a", "b"]
+      })])
+      assert(Result.isFailure(out) && out.failure._tag === "StrictSchemaError")
+      expect([out.failure.path, out.failure.keyword]).toStrictEqual(["/", "required"])
+      assert.include(out.failure.message, "`required` names `b`, which `properties` does not declare")
+    })
+
     it("refuses records, recursion, outside references and enums of objects with StrictSchemaError", () => {
       const failureOf = (parameters: Record<string, unknown>) => {
         const out = Anthropic.definitions([definitionOf(parameters)])

@@ -216,6 +216,36 @@ describe("Gemini", () => {
     })
   })
 
+  describe("compileSchema: keys and dependencies", () => {
+    it("refuses a required key that properties does not declare, which Gemini answers with a 400", () => {
+      expect([
+        failureOf({ type: "object", properties: { a: { type: "string" } }, required: ["a", "b"] }),
+        failureOf({
+          type: "object",
+          properties: { o: { type: "object", properties: { x: { type: "string" } }, required: ["x", "y"] } }
+        }),
+        failureOf({ type: "object", required: ["a"] })
+      ]).toStrictEqual([
+        { path: "/required", reason: "`required` names `b`, which `properties` does not declare" },
+        { path: "/properties/o/required", reason: "`required` names `y`, which `properties` does not declare" },
+        { path: "/required", reason: "`required` names `a`, which `properties` does not declare" }
+      ])
+    })
+
+    it("treats draft-07 `dependencies` as its two 2019-09 spellings: keys dropped, schemas refused", () => {
+      const card = { card: { type: "string" }, cvv: { type: "string" } }
+      expect(Gemini.compileSchema({ type: "object", properties: card, dependencies: { card: ["cvv"] } }))
+        .toStrictEqual(Gemini.compileSchema({ type: "object", properties: card, dependentRequired: { card: ["cvv"] } }))
+      expect([
+        failureOf({ type: "object", properties: card, dependencies: { card: { required: ["cvv"] } } }),
+        failureOf({ type: "object", properties: card, dependentSchemas: { card: { required: ["cvv"] } } })
+      ]).toStrictEqual([
+        { path: "/dependencies", reason: "`dependencies` with schemas (`dependentSchemas`) is not supported" },
+        { path: "/dependentSchemas", reason: "`dependentSchemas` is not supported" }
+      ])
+    })
+  })
+
   describe("toolCalls", () => {
     it("reads the functionCall parts of a candidate's content without changing it, thought signatures included", () => {
       const content: SdkContent = {

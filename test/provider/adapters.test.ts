@@ -5,6 +5,7 @@
  */
 import { assert, describe, expect, expectTypeOf, it } from "@effect/vitest"
 import { Context, Effect, Option, Result, Schema } from "effect"
+import * as DynamicTool from "../../src/DynamicTool.ts"
 import * as Anthropic from "../../src/provider/Anthropic.ts"
 import * as Gemini from "../../src/provider/Gemini.ts"
 import * as OpenAiChat from "../../src/provider/OpenAiChat.ts"
@@ -483,6 +484,78 @@ describe("a union at the top of the parameters", () => {
       reason: "the branch at /anyOf/1 is not an object schema",
       message:
         "tool `mixed`: its parameters are a union that cannot be offered as one object: the branch at /anyOf/1 is not an object schema"
+    }))
+  })
+})
+
+describe("a runtime tool's parameters, whatever their root", () => {
+  const runtime = (parameters: Record<string, unknown>) =>
+    DynamicTool.make("list_things", { description: "d", parameters, call: () => Effect.succeed("ok") })
+  const q = { type: "string" }
+  const args = { type: "object", properties: { q }, required: ["q"], additionalProperties: false }
+  // Each as DynamicTool.make accepts it, and as every adapter offers it: OpenAI refuses each of the first with a 400
+  // ("object schema missing properties", "schema must be a JSON Schema of 'type: \"object\"'").
+  const cases: ReadonlyArray<readonly [string, Record<string, unknown>, Record<string, unknown>]> = [
+    ["MCP's Go SDK, without arguments", { type: "object" }, { type: "object", properties: {} }],
+    ["closed, without arguments", { type: "object", additionalProperties: false }, {
+      type: "object",
+      additionalProperties: false,
+      properties: {}
+    }],
+    ["empty", {}, { type: "object", properties: {} }],
+    ["properties without a type", { properties: { q }, required: ["q"] }, {
+      type: "object",
+      properties: { q },
+      required: ["q"]
+    }],
+    ["a nullable root", { type: ["object", "null"], properties: { q } }, { type: "object", properties: { q } }],
+    [
+      "zod-to-json-schema with a name: a root $ref",
+      { $ref: "#/definitions/Args", definitions: { Args: args }, $schema: "http://json-schema.org/draft-07/schema#" },
+      { ...args, definitions: { Args: args }, $schema: "http://json-schema.org/draft-07/schema#" }
+    ],
+    [
+      "zod's .and(): a root allOf",
+      {
+        allOf: [
+          { type: "object", properties: { a: q }, required: ["a"] },
+          { type: "object", properties: { b: { type: "integer" } } }
+        ]
+      },
+      { type: "object", properties: { a: q, b: { type: "integer" } }, required: ["a"] }
+    ]
+  ]
+
+  it("is offered by every adapter as one object with properties at the top", () => {
+    for (const [label, given, offered] of cases) {
+      const set = ToolSet.make(runtime(given))
+      expect([
+        Result.getOrThrow(OpenAiChat.definitions(set))[0]!.function.parameters,
+        Result.getOrThrow(OpenAiResponses.definitions(set))[0]!.parameters,
+        Result.getOrThrow(Anthropic.definitions(set))[0]!.input_schema,
+        Result.getOrThrow(Gemini.definitions(set)).functionDeclarations[0]!.parametersJsonSchema
+      ], label).toStrictEqual([offered, offered, offered, offered])
+    }
+  })
+
+  it("an allOf at the top that no single object stands for exactly fails with TopLevelUnionError in every adapter", () => {
+    const closed = (key: string) => ({ type: "object", properties: { [key]: q }, additionalProperties: false })
+    const Both = runtime({ allOf: [closed("a"), closed("b")] })
+    expect(namesOrFailure([Both])).toStrictEqual({
+      chat: "TopLevelUnionError",
+      responses: "TopLevelUnionError",
+      anthropic: "TopLevelUnionError",
+      gemini: "TopLevelUnionError",
+      geminiOpenApi: "TopLevelUnionError"
+    })
+    const out = Anthropic.definitions([Both])
+    assert(Result.isFailure(out))
+    expect(out.failure).toStrictEqual(new Anthropic.TopLevelUnionError({
+      toolName: "list_things",
+      provider: "Anthropic",
+      reason: "its parts cannot be merged exactly: its parts close their objects over different properties",
+      message: "tool `list_things`: its parameters are an intersection (`allOf`) that cannot be offered as one object: " +
+        "its parts cannot be merged exactly: its parts close their objects over different properties"
     }))
   })
 })
