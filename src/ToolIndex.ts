@@ -159,17 +159,26 @@ const guarded = <A>(
   reason: ToolIndexError["reason"],
   doing: string
 ): Effect.Effect<A, ToolIndexError> =>
-  Effect.catchCause(Effect.suspend(effect), (cause) => {
-    if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
-    const error = Cause.squash(cause)
-    return Effect.fail(
-      error instanceof ToolIndexError ? error : new ToolIndexError({
-        reason,
-        message: `${doing} failed: ${describeError(error)}`,
-        cause: error
-      })
-    )
-  })
+  Effect.catchCause(
+    Effect.suspend(() => {
+      const returned: unknown = effect()
+      // JavaScript callers are not held to the signature: a Promise or a plain value is a typed error too.
+      if (Effect.isEffect(returned)) return returned as Effect.Effect<A, unknown>
+      const message = `${doing} returned ${describeError(returned)}, not an Effect`
+      return Effect.fail(new ToolIndexError({ reason, message }))
+    }),
+    (cause) => {
+      if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+      const error = Cause.squash(cause)
+      return Effect.fail(
+        error instanceof ToolIndexError ? error : new ToolIndexError({
+          reason,
+          message: `${doing} failed: ${describeError(error)}`,
+          cause: error
+        })
+      )
+    }
+  )
 
 const embeddingError = (message: string): ToolIndexError => new ToolIndexError({ reason: "EmbeddingModel", message })
 
@@ -365,12 +374,31 @@ export const fromSearch = (options: {
   }))]
   return fromRank(names, (query, limit) =>
     guarded(() => options.search(query, limit), "Search", "the search").pipe(
-      Effect.flatMap((answer) =>
-        Predicate.isIterable(answer) && typeof answer !== "string"
-          ? Effect.succeed(Array.from(answer).filter((name): name is string => typeof name === "string"))
-          : Effect.fail(new ToolIndexError({ reason: "Search", message: "the search did not answer a list of names" }))
-      )
+      Effect.flatMap((answer) => namesOf(answer, names.length + limit))
     ))
+}
+
+/**
+ * The names a search answered, read up to `max` entries (more cannot matter: the turn takes at most every ranked
+ * tool): an answer that is no list, or whose reading throws, is a typed error, and an endless one is read no further.
+ */
+const namesOf = (answer: unknown, max: number): Effect.Effect<Array<string>, ToolIndexError> => {
+  const fail = (problem: string) =>
+    Effect.fail(
+      new ToolIndexError({ reason: "Search", message: `the search did not answer a list of names: ${problem}` })
+    )
+  if (!Predicate.isIterable(answer) || typeof answer === "string") return fail(`it answered ${describeError(answer)}`)
+  const out: Array<string> = []
+  try {
+    let read = 0
+    for (const name of answer) {
+      if (++read > max) break
+      if (typeof name === "string") out.push(name)
+    }
+  } catch (thrown) {
+    return fail(`reading it threw ${describeError(thrown)}`)
+  }
+  return Effect.succeed(out)
 }
 
 /** Whole numbers of 0 or more; NaN and negatives are 0 (no ranked tools), fractions round down. */

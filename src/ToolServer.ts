@@ -384,9 +384,10 @@ const makeServer = <PerCall>(
         const at = version
         const query = read(options, "query")
         if (checked.index === undefined || typeof query !== "string") return Effect.succeed(snapshotOf(set, at))
-        const topK = read(options, "topK")
+        // `select` reads it as it reads its own: absent is 5, anything but a positive number none.
+        const topK = read(options, "topK") as number | undefined
         return Effect.map(
-          ToolIndex.select(checked.index, set, query, { topK: typeof topK === "number" ? topK : 5 }),
+          ToolIndex.select(checked.index, set, query, { topK }),
           (selected) => snapshotOf(selected, at)
         )
       }),

@@ -316,11 +316,45 @@ describe("ToolIndex.fromSearch", () => {
 
   it.effect("refuses an answer that is not a list of names", () =>
     Effect.gen(function*() {
-      for (const answer of [null, 42, "get_time"]) {
+      for (const [answer, kind] of [[null, "null"], [42, "a number"], ["get_time", "a string"]] as const) {
         const index = searchIndex(() => Effect.succeed(answer as unknown as Array<string>))
         const error = yield* Effect.flip(ToolIndex.select(index, catalogue, "x", { topK: 1 }))
-        assert.deepStrictEqual([error.reason, error.message], ["Search", "the search did not answer a list of names"])
+        assert.deepStrictEqual(
+          [error.reason, error.message],
+          ["Search", `the search did not answer a list of names: it answered ${kind}`]
+        )
       }
+    }))
+
+  it.effect("an answer whose reading throws, or a search that returns no Effect, is a Search error, never a defect", () =>
+    Effect.gen(function*() {
+      function* breaksHalfway() {
+        yield "get_time"
+        throw new Error("cursor lost")
+      }
+      const unreadable = { [Symbol.iterator]: () => { throw new Error("no iterator") } }
+      const searches: Array<[ToolIndex.Search, string]> = [
+        [() => Effect.succeed(breaksHalfway()), "the search did not answer a list of names: reading it threw Error"],
+        [() => Effect.succeed(unreadable as never), "the search did not answer a list of names: reading it threw Error"],
+        [() => Promise.resolve(["get_time"]) as never, "the search returned Promise, not an Effect"],
+        [() => ["get_time"] as never, "the search returned Array, not an Effect"]
+      ]
+      for (const [search, message] of searches) {
+        const exit = yield* Effect.exit(ToolIndex.select(searchIndex(search), catalogue, "x", { topK: 1 }))
+        assert.isTrue(Exit.isFailure(exit) && !Cause.hasDies(exit.cause), message)
+        const error = yield* Effect.flip(ToolIndex.select(searchIndex(search), catalogue, "x", { topK: 1 }))
+        assert.deepStrictEqual([error.reason, error.message], ["Search", message])
+      }
+    }))
+
+  it.effect("reads an endless answer only as far as a turn can use", () =>
+    Effect.gen(function*() {
+      function* endless() {
+        yield "stock_price"
+        for (;;) yield "nobody"
+      }
+      const turn = yield* ToolIndex.select(searchIndex(() => Effect.succeed(endless())), catalogue, "x", { topK: 2 })
+      assert.deepStrictEqual(namesOf(turn).slice(0, 2), ["stock_price", "get_time"])
     }))
 
   it.effect("leaves an interruption of the search an interruption", () =>
@@ -456,6 +490,43 @@ describe("ToolIndex with an embedding model", () => {
       assert.deepStrictEqual([error.reason, error.message], ["EmbeddingModel", "the embedding model answered vectors of 3 and 2 dimensions"])
     }))
 
+  it.effect("a vector without a direction (zeros) adds nothing: the lexical ranking decides", () =>
+    Effect.gen(function*() {
+      // Fifty tools the request is not about, registered first, then the one it is about.
+      const tools = [
+        ...Array.from({ length: 50 }, (_, i) => lookup(`list_invoices_${i}`, `List the invoices of account ${i}`)),
+        GetWeather
+      ]
+      const set = ToolSet.make(...tools)
+      const catalogueOf = tools.map((tool) => ToolEmbedding.make(tool))
+      const query = "weather forecast"
+      const zeros = (queryVector: boolean) =>
+        rawModel((inputs) => ({
+          embeddings: inputs.map((text) => ({ vector: (text === query) === queryVector ? [0, 0, 0] : [1, 0, 0] }))
+        }))
+      for (const queryVector of [true, false]) {
+        const index = yield* ToolIndex.make(catalogueOf, { embeddingModel: zeros(queryVector) })
+        const turn = yield* ToolIndex.select(index, set, query, { topK: 1 })
+        assert.deepStrictEqual(namesOf(turn), ["get_weather"], queryVector ? "a zero query" : "zero docs")
+      }
+    }))
+
+  it.effect("vectors of very large or very small numbers keep their direction", () =>
+    Effect.gen(function*() {
+      // get_weather's docs point one way, the others another; the query points get_weather's way, scaled far up.
+      const scaled = (scale: number) =>
+        rawModel((inputs) => ({
+          embeddings: inputs.map((text) => ({
+            vector: /weather|rain|umbrella/.test(text) ? [scale, 0, 0] : [0, scale, scale]
+          }))
+        }))
+      for (const scale of [1e200, 1e-170]) {
+        const index = yield* ToolIndex.make(embeddings, { embeddingModel: scaled(scale) })
+        const turn = yield* ToolIndex.select(index, catalogue, "umbrella", { topK: 1 })
+        assert.strictEqual(namesOf(turn)[0], "get_weather", String(scale))
+      }
+    }))
+
   it.effect("ranks lexically alone when no tool has a doc to embed", () =>
     Effect.gen(function*() {
       const batches: Array<number> = []
@@ -505,6 +576,32 @@ describe("the default retriever", () => {
       const noise = Array.from({ length: 300 }, (_, i) => `w${i}x`).join(" ")
       assert.deepStrictEqual(yield* rank(tools, `weather ${noise}`), ["get_weather"])
       assert.deepStrictEqual(yield* rank(tools, `${noise} weather`), ["noop"])
+    }))
+
+  it.effect("keeps the first 64 characters of a word: a long token in a description or a query matches by them", () =>
+    Effect.gen(function*() {
+      const token = "a1b2c3d4".repeat(16)
+      const tools = [lookup("noop", "Does nothing"), lookup("find_commit", `Finds the commit ${token}`)]
+      // The same first 64 characters, then another ending: the same word, cut.
+      assert.deepStrictEqual(yield* rank(tools, `${token.slice(0, 64)}ffff`), ["find_commit"])
+      // Another word within its first 64 characters is another word.
+      assert.deepStrictEqual(yield* rank(tools, `${token.slice(0, 60)}zzzz`), ["noop"])
+    }))
+
+  it.effect("answers a query of one word a megabyte long, and builds over a description that holds one", () =>
+    Effect.gen(function*() {
+      // The stemmer's time grows with the square of a word's length: whole, such a word would take hours.
+      const huge = "s".repeat(1 << 20)
+      const tools = [lookup("noop", "Does nothing"), lookup("get_weather", `The weather forecast ${huge}`)]
+      assert.deepStrictEqual(yield* rank(tools, huge), ["get_weather"])
+      assert.deepStrictEqual(yield* rank(tools, `${"\u4f60\u597d".repeat(1 << 19)} weather`), ["get_weather"])
+    }))
+
+  it.effect("matches a word however Unicode spells it: composed or decomposed accents, full-width letters", () =>
+    Effect.gen(function*() {
+      const tools = [lookup("noop", "Does nothing"), lookup("find_cafe", "Finds a caf\u00e9 nearby")]
+      assert.deepStrictEqual(yield* rank(tools, "cafe\u0301"), ["find_cafe"])
+      assert.deepStrictEqual(yield* rank(tools, "\uff43\uff41\uff46\u00e9"), ["find_cafe"])
     }))
 
   it.effect("treats a query that is not a string as blank", () =>

@@ -471,6 +471,11 @@ describe("ToolServer: snapshots", () => {
               [...ToolSet.names((yield* server.snapshot({ query: "weather and time in a city" })).toolSet)].sort(),
               ["echo", "get_time", "get_weather", "search_docs"]
             )
+            // A topK that is not a positive number reads as `ToolIndex.select` reads it: no ranked tool.
+            for (const topK of ["3", null, true, 0, -1, Number.NaN]) {
+              const odd = yield* server.snapshot({ query: "weather and time in a city", topK: topK as number })
+              assert.deepStrictEqual(ToolSet.names(odd.toolSet), ["echo", "search_docs"], String(topK))
+            }
             // Registered since: a tool the index does not rank is offered with every query; a removed one never is.
             yield* server.add(answering("late", "new"))
             yield* server.remove("get_weather")

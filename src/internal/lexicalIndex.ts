@@ -139,26 +139,42 @@ const load = (): Promise<Engines> =>
     }
   )
 
-const wordPattern = /[\p{L}\p{N}]+/gu
+// Marks belong to the letter before them (a decomposed "é", Devanagari's vowel signs): they never split a word.
+const wordPattern = /[\p{L}\p{M}\p{N}]+/gu
 
 const hasUpperCase = /\p{Lu}/u
 
 /**
- * Calls `f` with the words of a text, lower-cased, in order, until it returns false; identifiers inside the text
- * (`read_file`, `entityNames`, `HTTPServer`) are split into their words. A caller who needs only the first words of
- * a long text reads only those.
+ * Calls `f` with the words of a text, in Unicode's compatibility form (NFKC), lower-cased, in order, until it returns
+ * false; identifiers inside the text (`read_file`, `entityNames`, `HTTPServer`) are split into their words. A caller
+ * who needs only the first words of a long text reads only those.
  */
-const eachWord = (text: string, f: (word: string) => boolean): void => {
+const eachWord = (raw: string, f: (word: string) => boolean): void => {
+  // One spelling for each word: composed "é" and "e" with its accent, full-width and plain letters, ligatures.
+  const text = raw.normalize("NFKC")
   wordPattern.lastIndex = 0
   for (let match = wordPattern.exec(text); match !== null; match = wordPattern.exec(text)) {
     const run = match[0]
     if (!hasUpperCase.test(run)) {
-      if (!f(run)) return
+      if (!f(cut(run))) return
       continue
     }
     const parts = run.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2").replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2")
-    for (const part of parts.split(" ")) if (!f(part.toLowerCase())) return
+    for (const part of parts.split(" ")) if (!f(cut(part.toLowerCase()))) return
   }
+}
+
+/**
+ * The longest word kept whole. A longer one (a hash, base64, a sentence of a script written without spaces) is cut
+ * here, in documents and queries alike: the stemmer's time grows with the square of a word's length, and a word of a
+ * megabyte would hold the thread for hours.
+ */
+const maxWordLength = 64
+
+const cut = (word: string): string => {
+  if (word.length <= maxWordLength) return word
+  const last = word.charCodeAt(maxWordLength - 1)
+  return word.slice(0, last >= 0xd800 && last <= 0xdbff ? maxWordLength - 1 : maxWordLength)
 }
 
 const fields = ["name", "description", "docs", "parameterNames", "parameterText"] as const
