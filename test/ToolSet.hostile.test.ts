@@ -249,7 +249,7 @@ describe("dispatch under hostile input", () => {
       })
       const set = ToolSet.make(returning(() => "ran"))
       yield* executeOnce(set, { id: "1", name: "n".repeat(100_000), arguments: {} }).pipe(Effect.withTracer(tracer))
-      assert.deepStrictEqual(names, [`execute_tool ${"n".repeat(64)}…`])
+      assert.deepStrictEqual(names, [`execute_tool ${"n".repeat(128)}…`])
     }))
 
   it.effect("limits that are not whole numbers of zero or more fall back to the defaults", () =>
