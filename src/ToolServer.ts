@@ -246,7 +246,8 @@ export const layer = <I, PerCall, T extends Tool.Any, H extends ToolHooks.Any = 
 interface Checked {
   readonly tools: ToolSet.Any
   readonly index: ToolIndex.ToolIndex | undefined
-  readonly policy: Policy
+  /** The policy, but for issuing approvals, which needs the server's store. */
+  readonly policy: Omit<Policy, "issue">
 }
 
 const checkOptions = (options: Options<Tool.Any, ToolHooks.Any>): Checked => {
@@ -301,7 +302,6 @@ const makeServer = <PerCall>(
   store: ToolHooks.ApprovalStore["Service"],
   changes: PubSub.PubSub<Change>
 ): ToolServer<PerCall> => {
-  const policy = checked.policy
   // The registry is an immutable set swapped whole: a change never waits for a running call, and a running call
   // never sees a half-made registry.
   let current: ToolSet.Any = checked.tools
@@ -320,27 +320,25 @@ const makeServer = <PerCall>(
     version: at
   })
 
-  /** Records in the store the approvals the results ask for, before the results go back: only those can resume. */
-  const issue = (results: ReadonlyArray<ToolResult>): Effect.Effect<void> => {
+  /**
+   * Records in the store the approvals the results ask for (a stopped batch's too), before the results go back:
+   * only those can resume. Nothing to do for results that ask for none, the common case.
+   */
+  const issue = (results: ReadonlyArray<ToolResult>): Effect.Effect<void> | undefined => {
     let pending: Array<ToolHooks.PendingApproval> | undefined
     for (const result of results) {
       if (result.status !== "skipped") continue
       const approval = ToolHooks.pendingApproval(result)
       if (Option.isSome(approval)) (pending ??= []).push(approval.value)
     }
-    return pending === undefined ? Effect.void : Effect.forEach(pending, store.issue, { discard: true })
+    return pending === undefined ? undefined : Effect.forEach(pending, store.issue, { discard: true })
   }
-
-  /** The approvals of a stopped batch's results are issued too: they can be resumed like any other. */
-  const issueStopped = (error: ToolHooks.ToolRunStopped) => issue(error.results)
+  const policy: Policy = { ...checked.policy, issue }
 
   const execute: ToolServer<PerCall>["execute"] = (call, options) =>
     withCaptured(
       captured,
-      dispatchOne(() => registryOf(options, current), call, limitsOf(options), policy, runStopped).pipe(
-        Effect.tap((result) => issue([result])),
-        Effect.tapError(issueStopped)
-      )
+      dispatchOne(() => registryOf(options, current), call, limitsOf(options), policy, runStopped)
     )
 
   const executeAll: ToolServer<PerCall>["executeAll"] = (calls, options) =>
@@ -355,7 +353,7 @@ const makeServer = <PerCall>(
           concurrency === undefined ? "unbounded" : concurrencyOf(concurrency),
           policy,
           runStopped
-        ).pipe(Effect.tap(issue), Effect.tapError(issueStopped))
+        )
       })
     )
 

@@ -340,6 +340,12 @@ export interface Policy {
   readonly retry: Schedule.Schedule<unknown, ToolExecutionError.ToolExecutionError> | undefined
   /** Whether an approval hook is among the hooks: without one, a tool that needs approval is never run. */
   readonly approves: boolean
+  /**
+   * Records the approvals a batch's results ask for (deferred calls), before the results go back, so that only those
+   * can be resumed: the Effect that does it, or `undefined` when no result asks for one (the common case costs no
+   * step).
+   */
+  readonly issue: (results: ReadonlyArray<ToolResult>) => Effect.Effect<void> | undefined
 }
 
 /** One batch of a server's calls: the reason of the first `stop`, once a hook decided one. */
@@ -377,7 +383,7 @@ export const dispatchOne = <E>(
     const batch = new Batch()
     // Without a stop, the call has its result.
     const end = (result: ToolResult | undefined) =>
-      endBatch(batch, stopped, result === undefined ? [] : [result], result!)
+      endBatch(batch, stopped, result === undefined ? [] : [result], result!, policy)
     const outcome = begin(fiber, registry(), call, limits, policy, batch, resumed)
     return isEffectValue(outcome) ? Effect.flatMap(outcome, end) : end(outcome)
   })
@@ -398,18 +404,27 @@ export const dispatchBatch = <E>(
     const batch = new Batch()
     return Effect.flatMap(
       dispatchAll(registry, calls, limits, concurrency, { policy, batch }),
-      (results) => endBatch(batch, stopped, results, results)
+      (results) => endBatch(batch, stopped, results, results, policy)
     )
   })
 
-/** The end of a batch: `value`, or the failure `stopped` makes of `results` when a hook stopped it. */
+/**
+ * The end of a batch: `value`, or the failure `stopped` makes of `results` when a hook stopped it; first, the
+ * approvals its results ask for are issued (see `Policy.issue`), when there are any.
+ */
 const endBatch = <A, E>(
   batch: Batch,
   stopped: (reason: string, results: ReadonlyArray<ToolResult>) => E,
   results: ReadonlyArray<ToolResult>,
-  value: A
-): Effect.Effect<A, E> =>
-  batch.stopped === undefined ? Effect.succeed(value) : Effect.fail(stopped(batch.stopped, results))
+  value: A,
+  policy: Policy
+): Effect.Effect<A, E> => {
+  const ended: Effect.Effect<A, E> = batch.stopped === undefined
+    ? Effect.succeed(value)
+    : Effect.fail(stopped(batch.stopped, results))
+  const issuing = policy.issue(results)
+  return issuing === undefined ? ended : Effect.andThen(issuing, ended)
+}
 
 const start = (
   registry: Registry,
