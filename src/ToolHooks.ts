@@ -341,7 +341,8 @@ const defaultNeeds = (event: CallEvent): boolean =>
 
 /**
  * Hooks that ask for approval before a call runs. `needs` says which calls need it: by default those of tools
- * annotated `destructive` or `needsApproval`. `decide` answers with {@link approve}, {@link deny} or {@link defer}.
+ * annotated `destructive` or `needsApproval`. A `needs` of your own replaces that default, annotations included: a
+ * call it does not pick runs without asking. `decide` answers with {@link approve}, {@link deny} or {@link defer}.
  * A deferred call's result is `skipped` and carries a {@link PendingApproval} (read it with {@link pendingApproval});
  * the server's `resume` later runs or denies it. A call resumed with `approve` is not asked about again, nor is a
  * retry of an approved call.
@@ -394,15 +395,17 @@ export const approval = <R = never>(options: {
       })
     }
   })
-  approvals.add(hooks)
+  // Marked with a registered symbol: hooks made by another copy of this package are recognised too.
+  Object.defineProperty(hooks, approvalMark, { value: true })
   return hooks
 }
 
-const approvals = new WeakSet<Any>()
+const approvalMark = Symbol.for("effect-llm-tools/ToolHooks/approval")
 
 /**
  * Whether hooks were made by {@link approval}. A `ToolServer` without such hooks cannot ask a human: it denies every
- * call of a tool annotated `needsApproval`.
+ * call of a tool annotated `needsApproval`. Hooks made anew from an approval's functions (`make({ onCall })`) are
+ * not approval hooks.
  *
  * @example
  * ```ts
@@ -416,7 +419,8 @@ const approvals = new WeakSet<Any>()
  *
  * @category guards
  */
-export const isApproval = (hooks: Any): boolean => approvals.has(hooks)
+export const isApproval = (hooks: Any): boolean =>
+  typeof hooks === "object" && hooks !== null && (hooks as { readonly [approvalMark]?: unknown })[approvalMark] === true
 
 const approvedRun: Run = { _tag: "Run", approval: "approved" }
 

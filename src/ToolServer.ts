@@ -20,6 +20,7 @@ import {
   limitsOf,
   type Policy
 } from "./internal/dispatch.ts"
+import { canonicalJson } from "./internal/json.ts"
 import { isPositiveInteger, Limiter, WaitQueue } from "./internal/limiter.ts"
 import * as Tool from "./Tool.ts"
 import type * as ToolCall from "./ToolCall.ts"
@@ -448,12 +449,6 @@ const sameApproval = (issued: ToolHooks.PendingApproval, given: ToolHooks.Pendin
     return false
   }
 }
-
-const canonicalJson = (value: unknown): string | undefined =>
-  JSON.stringify(value, (_, node: unknown) =>
-    typeof node === "object" && node !== null && !Array.isArray(node)
-      ? Object.fromEntries(Object.keys(node).sort().map((key) => [key, (node as Record<string, unknown>)[key]]))
-      : node)
 
 /** One option, read safely: options that cannot be read are as if not given. */
 const read = <O extends object, K extends keyof O>(options: O | undefined, key: K): unknown => {

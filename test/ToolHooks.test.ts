@@ -857,7 +857,58 @@ describe("approval", () => {
     assert.isTrue(ToolHooks.isApproval(deferEvery))
     assert.isFalse(ToolHooks.isApproval(onCall(() => Effect.succeed(ToolHooks.run))))
     assert.isFalse(ToolHooks.isApproval(ToolHooks.make({})))
+    // Hooks made anew from an approval's function are other hooks.
+    assert.isFalse(ToolHooks.isApproval(ToolHooks.make({ onCall: deferEvery.onCall })))
   })
+
+  it.effect("a call a human approved through resume runs on a server without an approval hook, sharing the store", () =>
+    Effect.gen(function*() {
+      class Front extends Context.Service<Front, ToolServer.ToolServer>()("test/Front") {}
+      class Worker extends Context.Service<Worker, ToolServer.ToolServer>()("test/Worker") {}
+      const tools = makeTools()
+      const layers = Layer.mergeAll(
+        ToolServer.layer(Front, { tools: tools.set, hooks: [deferEvery] }),
+        ToolServer.layer(Worker, { tools: tools.set })
+      ).pipe(Layer.provide(ToolHooks.ApprovalStore.layerMemory))
+      const resumed = yield* Effect.gen(function*() {
+        const deferred = yield* (yield* Front).execute(call("publish", { text: "news" }, "u"))
+        return yield* (yield* Worker).resume(pendingOf(deferred), ToolHooks.approve)
+      }).pipe(Effect.provide(layers))
+      assert.deepStrictEqual([resumed.callId, resumed.status], ["u", "success"])
+      assert.deepStrictEqual(tools.runs(), { plain: 0, wipe: 0, publish: 1 })
+    }))
+
+  it.effect("a needs of your own replaces the default, annotations included: a call it does not pick runs", () =>
+    Effect.gen(function*() {
+      const tools = makeTools()
+      const onlyWipe = ToolHooks.approval({
+        needs: (event) => event.tool.name === "wipe",
+        decide: () => Effect.succeed(ToolHooks.deny("no"))
+      })
+      const results = yield* executeBatch({ tools: tools.set, hooks: [onlyWipe] }, oneCallOfEach("p", "w", "u"))
+      assert.deepStrictEqual(results.map((result) => result.status), ["success", "denied", "success"])
+      assert.deepStrictEqual(tools.runs(), { plain: 1, wipe: 0, publish: 1 })
+    }))
+
+  it.effect("the approvals of a batch a hook stopped are issued too: they can be resumed", () =>
+    Effect.gen(function*() {
+      const tools = makeTools()
+      const stopAtPlain = onCall((event) =>
+        Effect.succeed(event.call.name === "plain" ? ToolHooks.stop("enough") : ToolHooks.run)
+      )
+      yield* withServer({ tools: tools.set, hooks: [deferEvery, stopAtPlain] }, (server) =>
+        Effect.gen(function*() {
+          const stopped = yield* failureOf(server.executeAll(
+            [call("publish", { text: "news" }, "u"), call("plain", { text: "p" }, "p")],
+            { concurrency: 1 }
+          ))
+          assert.instanceOf(stopped, ToolHooks.ToolRunStopped)
+          const deferred = stopped.results.find((result) => result.callId === "u")!
+          const resumed = yield* server.resume(pendingOf(deferred), ToolHooks.approve)
+          assert.deepStrictEqual([resumed.callId, resumed.status], ["u", "success"])
+          assert.deepStrictEqual(tools.runs(), { plain: 0, wipe: 0, publish: 1 })
+        }))
+    }))
 
   it.effect("a custom needs decides which calls are asked about, and decide sees the call's arguments", () =>
     Effect.gen(function*() {

@@ -565,8 +565,8 @@ class Conversation {
   /**
    * The first request, once the calls of the prompt that effect/ai's approval flow decided are answered (see
    * `decidedCalls`): an approved call runs through the tools (a human was asked; over a tool server, its hooks run
-   * on it as on any call, against the tools registered now, as its `resume` runs one), a denied one is answered
-   * `denied` with the human's reason. The answers go where the calls were made, and into the results first.
+   * on it as on any call, and decide again: an approval hook may ask again, and a server without one denies a
+   * `needsApproval` tool), a denied one is answered `denied` with the human's reason. The answers go where the calls were made, and into the results first.
    */
   begin(): Effect.Effect<Result, unknown, unknown> {
     const decided = decidedCalls(this.messages)
@@ -738,8 +738,8 @@ const isSkippedAnswer = (part: Prompt.ToolResultPart): boolean =>
  *   arguments are checked.
  * - A prompt that carries effect/ai's own approval flow (a `tool-approval-request` and its `tool-approval-response`,
  *   from an earlier `generateText` with `AiToolkit.fromToolSet`) has its decided calls answered before the first
- *   request, each in the tool message after its call: an approved call runs (over a tool server, through its hooks),
- *   a denied one is answered `denied` with the human's reason.
+ *   request, each in the tool message after its call: an approved call runs (over a tool server, through its hooks,
+ *   which decide again, as for any call), a denied one is answered `denied` with the human's reason.
  * - A response cut off before its end (a finish reason other than `stop`, `tool-calls` or `pause`: `length`,
  *   `content-filter`, …) may carry calls cut short: as effect/ai does, none of them runs. Each is answered with a
  *   `skipped` result ("the response was cut off (length); the call was not run"), and the model is asked again.

@@ -784,8 +784,9 @@ const attemptCall = (
     self.server!.approval = "denied"
     return self.fail(plan, ToolExecutionError.refused(reasonOf(resumed.reason)))
   }
-  // Only an approval hook can ask a human: on a server without one, a tool that needs approval never runs.
-  if (plan.tool.annotations.needsApproval === true && !policy.approves) {
+  // Only an approval hook can ask a human: on a server without one, a tool that needs approval never runs, but for
+  // a call a human approved through `resume` (a server sharing its store with the one that asked, say).
+  if (plan.tool.annotations.needsApproval === true && !policy.approves && resumed?._tag !== "Approve") {
     return self.fail(plan, ToolExecutionError.refused(unapprovable(plan.tool.name)))
   }
   if (policy.onCall.length === 0) return runAttempt(self, policy, plan, args, args, last)

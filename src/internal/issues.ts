@@ -18,16 +18,16 @@ const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 /** How much of a name or key a message repeats: names and keys may come from what was sent, of any length. */
 const maxEchoedLength = 64
 
-/**
- * The first 64 characters of `text` (or `max`), then `…` when there were more; never cut between a surrogate pair's
- * halves.
- */
-export const bounded = (text: string, max: number = maxEchoedLength): string => {
+/** The first `max` characters of `text`, never cut between a surrogate pair's halves. */
+export const cutAt = (text: string, max: number): string => {
   if (text.length <= max) return text
   const last = text.charCodeAt(max - 1)
-  const end = last >= 0xd800 && last <= 0xdbff ? max - 1 : max
-  return `${text.slice(0, end)}…`
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max)
 }
+
+/** The first 64 characters of `text` (or `max`), then `…` when there were more: {@link cutAt}, marked. */
+export const bounded = (text: string, max: number = maxEchoedLength): string =>
+  text.length <= max ? text : `${cutAt(text, max)}…`
 
 /** `$.a.b`, `$.items[3]`, `$["weird key"]`: the path of an argument issue, each key bounded as names are. */
 export const formatPath = (path: ReadonlyArray<PropertyKey>): string => {

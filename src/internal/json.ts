@@ -492,3 +492,13 @@ const cycleOf = (
 export const defineField = (target: Record<string, unknown>, key: string, value: unknown) => {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
 }
+
+/**
+ * JSON text in which equal values are equal strings, whatever the order of their objects' keys (sorted); `undefined`
+ * for what JSON cannot hold, as `JSON.stringify` gives.
+ */
+export const canonicalJson = (value: unknown): string | undefined =>
+  JSON.stringify(value, (_key, node: unknown) =>
+    typeof node === "object" && node !== null && !Array.isArray(node)
+      ? Object.fromEntries(Object.keys(node).sort().map((key) => [key, (node as Record<string, unknown>)[key]]))
+      : node)

@@ -6,7 +6,7 @@
  */
 import { Result, Schema, SchemaAST } from "effect"
 import { finiteNumbers } from "./codec.ts"
-import { defineField } from "./json.ts"
+import { canonicalJson, defineField } from "./json.ts"
 
 /** A JSON Schema object. */
 export type JsonSchema = { readonly [key: string]: unknown }
@@ -254,11 +254,7 @@ const mapSchemasBelow = (
 }
 
 /** JSON text in which equal values are equal strings, whatever the order of their keys. */
-const canonical = (value: unknown): string =>
-  JSON.stringify(value, (_key, inner: unknown) =>
-    isRecord(inner)
-      ? Object.fromEntries(Object.keys(inner).sort().map((key) => [key, inner[key]]))
-      : inner) ?? "undefined"
+const canonical = (value: unknown): string => canonicalJson(value) ?? "undefined"
 
 const pointerOf = (path: string): string => path === "" ? "the root" : path
 
@@ -329,18 +325,25 @@ const mergeBlocker = (root: Record<string, unknown>): string | undefined => {
 const resolveLocal = (root: Record<string, unknown>, ref: string): unknown =>
   ref.startsWith("#/") ? resolvePointer(root, ref.slice(1)) : undefined
 
+/** The most parts a merge takes: a schema that names more (however few bytes it is) is not merged. */
+const maxParts = 256
+
 /**
  * The parts a schema is the conjunction of: itself without `allOf` and `$ref`, then each member of its `allOf` and
- * what its `$ref` names, flattened the same way. Fails, with the reason, for a part that cannot be merged.
+ * what its `$ref` names, flattened the same way. A reference already taken in is not taken again (A and A is A), so
+ * a small schema whose references fan out cannot make the work grow with their product. Fails, with the reason, for
+ * a part that cannot be merged, or past {@link maxParts} parts.
  */
 const flattenParts = (
   root: Record<string, unknown>,
   node: unknown,
   at: string,
   depth: number,
-  out: Array<Part>
+  out: Array<Part>,
+  taken: Set<string> = new Set()
 ): string | undefined => {
   if (depth > 16) return `the parts at ${pointerOf(at)} nest too deep`
+  if (out.length >= maxParts) return `it has more than ${maxParts} parts`
   if (node === true) return undefined
   if (!isRecord(node)) return `the part at ${pointerOf(at)} accepts no value`
   if (depth > 0) {
@@ -351,15 +354,18 @@ const flattenParts = (
   out.push({ schema: rest, at })
   if ($ref !== undefined) {
     if (typeof $ref !== "string" || $ref === "#") return `the reference at ${pointerOf(at)} cannot be inlined`
-    const target = resolveLocal(root, $ref)
-    if (target === undefined) return `the reference ${JSON.stringify($ref)} at ${pointerOf(at)} leads nowhere`
-    const problem = flattenParts(root, target, $ref.slice(1), depth + 1, out)
-    if (problem !== undefined) return problem
+    if (!taken.has($ref)) {
+      taken.add($ref)
+      const target = resolveLocal(root, $ref)
+      if (target === undefined) return `the reference ${JSON.stringify($ref)} at ${pointerOf(at)} leads nowhere`
+      const problem = flattenParts(root, target, $ref.slice(1), depth + 1, out, taken)
+      if (problem !== undefined) return problem
+    }
   }
   if (allOf !== undefined) {
     if (!Array.isArray(allOf)) return `the \`allOf\` at ${pointerOf(at)} is not a list`
     for (let i = 0; i < allOf.length; i++) {
-      const problem = flattenParts(root, allOf[i], `${at}/allOf/${i}`, depth + 1, out)
+      const problem = flattenParts(root, allOf[i], `${at}/allOf/${i}`, depth + 1, out, taken)
       if (problem !== undefined) return problem
     }
   }
@@ -520,7 +526,9 @@ export const inlineReference = (root: JsonSchema, node: JsonSchema): Result.Resu
   } else target = resolveLocal(root, $ref)
   if (target === undefined) return Result.fail(`the reference ${JSON.stringify($ref)} leads nowhere`)
   const parts: Array<Part> = []
-  const problem = flattenParts(root, siblings, "", 0, parts) ?? flattenParts(root, target, $ref.slice(1), 1, parts)
+  const taken = new Set<string>([$ref])
+  const problem = flattenParts(root, siblings, "", 0, parts, taken) ??
+    flattenParts(root, target, $ref.slice(1), 1, parts, taken)
   return problem !== undefined ? Result.fail(problem) : mergeParts(parts)
 }
 
@@ -570,15 +578,22 @@ const offerRoot = (schema: JsonSchema): JsonSchema => {
     const { type: _, ...rest } = root
     root = redirectRootReferences({ type: "object", ...rest }, source)
   }
-  if (root.properties === undefined) root = { ...root, properties: {} }
-  else if (isRecord(root.properties) && Object.values(root.properties).some((value) => typeof value === "boolean")) {
-    const properties: Record<string, unknown> = {}
-    for (const [key, value] of Object.entries(root.properties)) {
-      defineField(properties, key, value === true ? {} : value === false ? { not: {} } : value)
-    }
-    root = { ...root, properties }
+  return root.properties === undefined ? { ...root, properties: {} } : objectProperties(root)
+}
+
+/**
+ * A schema whose `properties` holds no boolean schema: `true` becomes `{}` and `false` `{"not":{}}`, which accept the
+ * same values (MCP's TypeScript SDK refuses a tools/list entry with a boolean there). The schema itself when it holds
+ * none.
+ */
+export const objectProperties = <S extends JsonSchema>(schema: S): S => {
+  const properties = schema.properties
+  if (!isRecord(properties) || !Object.values(properties).some((value) => typeof value === "boolean")) return schema
+  const listed: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(properties)) {
+    defineField(listed, key, value === true ? {} : value === false ? { not: {} } : value)
   }
-  return root
+  return { ...schema, properties: listed }
 }
 
 /**

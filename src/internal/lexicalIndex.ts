@@ -6,6 +6,7 @@
  * package never loads them.
  */
 import { Effect } from "effect"
+import { cutAt } from "./issues.ts"
 
 /** What the index reads of one tool. */
 export interface LexicalDocument {
@@ -171,11 +172,7 @@ const eachWord = (raw: string, f: (word: string) => boolean): void => {
  */
 const maxWordLength = 64
 
-const cut = (word: string): string => {
-  if (word.length <= maxWordLength) return word
-  const last = word.charCodeAt(maxWordLength - 1)
-  return word.slice(0, last >= 0xd800 && last <= 0xdbff ? maxWordLength - 1 : maxWordLength)
-}
+const cut = (word: string): string => cutAt(word, maxWordLength)
 
 const fields = ["name", "description", "docs", "parameterNames", "parameterText"] as const
 

@@ -40,6 +40,7 @@ import {
   refuseUntyped,
   strictCompiler,
   StrictSchemaError,
+  undeclaredRequired,
   unsupportedShapeKeywords
 } from "./strictSchema.ts"
 
@@ -302,14 +303,10 @@ const compileNode = (
     const properties = Predicate.isObject(node.properties) ? node.properties : {}
     const required = new Set(Array.isArray(node.required) ? node.required : [])
     // Every key is offered, and no other: a required key that is not described could never be sent.
-    const undeclared = [...required].find((key) => typeof key !== "string" || !Object.hasOwn(properties, key))
+    const undeclared = undeclaredRequired(properties, node.required)
     if (undeclared !== undefined) {
-      throw new Refusal(
-        path,
-        "required",
-        `\`required\` names \`${bounded(String(undeclared))}\`, which \`properties\` does not declare: strict mode ` +
-          "offers only the keys it describes, so that key could never be sent"
-      )
+      throw new Refusal(path, "required", `${undeclared}: strict mode offers only the keys it describes, so that key ` +
+        "could never be sent")
     }
     const outProperties: Record<string, unknown> = {}
     const planProperties = new Map<string, { readonly optional: boolean; readonly plan: Plan | undefined }>()

@@ -4,6 +4,7 @@
  */
 import { Data, Result } from "effect"
 import type * as ToolDefinition from "../ToolDefinition.ts"
+import { bounded } from "./issues.ts"
 
 /**
  * A strict tool's parameters schema cannot be compiled for the provider's strict mode (OpenAI strict mode, Anthropic
@@ -86,6 +87,20 @@ export const refuseUntyped = (
   if (!typed.some((key) => node[key] !== undefined)) {
     throw new Refusal(path, "type", `a schema without a type (any JSON value) cannot be expressed in ${mode}`)
   }
+}
+
+/**
+ * Why a node's `required` cannot be offered: it names a key its `properties` (`declared`) do not declare, which a
+ * model could never send where only the declared keys are offered. `undefined` when every key is declared.
+ */
+export const undeclaredRequired = (declared: unknown, required: unknown): string | undefined => {
+  const properties = typeof declared === "object" && declared !== null ? declared : {}
+  const key = (Array.isArray(required) ? required : []).find((key: unknown) =>
+    typeof key !== "string" || !Object.hasOwn(properties, key)
+  )
+  return key === undefined
+    ? undefined
+    : `\`required\` names \`${bounded(String(key))}\`, which \`properties\` does not declare`
 }
 
 /** A key as a JSON Pointer segment. */

@@ -34,7 +34,6 @@ import {
   Deferred,
   Effect,
   Exit,
-  Fiber,
   Layer,
   Logger,
   LogLevel,
@@ -64,6 +63,8 @@ import {
 import { RpcSerialization, RpcServer } from "effect/rpc"
 import type * as RpcMessage from "effect/rpc/RpcMessage"
 import { createServer } from "node:http"
+import { bounded } from "../internal/issues.ts"
+import { objectProperties } from "../internal/jsonSchema.ts"
 import * as ToolCall from "../ToolCall.ts"
 import * as ToolContext from "../ToolContext.ts"
 import type * as ToolDefinition from "../ToolDefinition.ts"
@@ -163,15 +164,6 @@ export const toMcpTool = (definition: ToolDefinition.ToolDefinition): McpSchema.
   // MCP's TypeScript SDK refuses a whole tools/list result with a boolean property schema at the top of an input or
   // output schema: each is listed in its object form. Definitions already give parameters their object at the top
   // (`ToolDefinition.make`); this holds for an output schema too.
-  const objectProperties = (schema: ToolDefinition.JsonSchema): ToolDefinition.JsonSchema => {
-    const properties = schema.properties
-    if (!Predicate.isObject(properties) || !Object.values(properties).some(Predicate.isBoolean)) return schema
-    const listed = Object.fromEntries(Object.entries(properties).map(([key, value]) => [
-      key,
-      value === true ? {} : value === false ? { not: {} } : value
-    ]))
-    return { ...schema, properties: listed }
-  }
   const fields = {
     name: definition.name,
     ...(annotations.title === undefined ? {} : { title: annotations.title }),
@@ -188,7 +180,7 @@ export const toMcpTool = (definition: ToolDefinition.ToolDefinition): McpSchema.
     // Only a definition made by hand can get here (parameters of another type than an object, say): say which.
     const reason = cause instanceof Error ? cause.message.split("\n")[0] : String(cause)
     throw new TypeError(
-      `tool \`${String(definition.name).slice(0, 128)}\` cannot be listed over MCP: its input schema is not an ` +
+      `tool \`${bounded(String(definition.name), 128)}\` cannot be listed over MCP: its input schema is not an ` +
         `object schema (${reason})`
     )
   }
@@ -270,44 +262,32 @@ const registrations = <I, S extends Serveable>(
 type Forwarded = Direct.LogMessage | Deferred.Deferred<void>
 
 /**
- * The logs of one call through Effect's MCP server, sent as `notifications/message` in the order they were written.
- * They are sent from the request's own context: Effect's server delivers a notification sent with a request's context
- * to that request's client alone (over HTTP, on the request's own stream), and one sent without it to every client.
- * The queue and the fiber that sends are made on the first log: a call that logs nothing costs nothing.
+ * Sends the logs of one call through Effect's MCP server as `notifications/message`, in the order they were written,
+ * from a fiber of the request: Effect's server delivers a notification sent with a request's context to that
+ * request's client alone (over HTTP, on the request's own stream), and one sent without it to every client. Gives
+ * where the call's logs go, and an Effect that waits until all of them have gone out.
  */
-class CallLogs {
-  private readonly send: (message: Direct.LogMessage) => Effect.Effect<void>
-  private readonly context: Context.Context<never>
-  private queue: Queue.Queue<Forwarded> | undefined = undefined
-  private sender: Fiber.Fiber<unknown> | undefined = undefined
-  constructor(mcp: EffectMcpServer.McpServer["Service"], context: Context.Context<never>) {
-    this.send = (message) => Effect.ignore(mcp.notifications["notifications/message"](message))
-    this.context = context
-  }
-  /** Hands one message to the sender, which is started on the first. */
-  readonly log = (message: Direct.LogMessage): void => {
-    if (this.queue === undefined) {
-      const queue = Effect.runSyncWith(this.context)(Queue.unbounded<Forwarded>())
-      this.queue = queue
-      this.sender = Effect.runForkWith(this.context)(Effect.forever(Effect.flatMap(
-        Queue.take(queue),
-        (entry) => "level" in entry ? this.send(entry) : Deferred.done(entry, Exit.void)
-      )))
+const callLogs = (mcp: EffectMcpServer.McpServer["Service"]) =>
+  Effect.gen(function*() {
+    const queue = yield* Queue.unbounded<Forwarded>()
+    yield* Effect.forkScoped(Effect.forever(Effect.flatMap(
+      Queue.take(queue),
+      (entry) =>
+        "level" in entry
+          ? Effect.ignore(mcp.notifications["notifications/message"](entry))
+          : Deferred.done(entry, Exit.void)
+    )))
+    return {
+      log: (message: Direct.LogMessage): void => {
+        Queue.offerUnsafe(queue, message)
+      },
+      flushed: Effect.suspend(() => {
+        const flushed = Deferred.makeUnsafe<void>()
+        Queue.offerUnsafe(queue, flushed)
+        return Deferred.await(flushed)
+      })
     }
-    Queue.offerUnsafe(this.queue, message)
-  }
-  /** Waits until every message logged so far has gone out. */
-  readonly flushed: Effect.Effect<void> = Effect.suspend(() => {
-    if (this.queue === undefined) return Effect.void
-    const flushed = Deferred.makeUnsafe<void>()
-    Queue.offerUnsafe(this.queue, flushed)
-    return Deferred.await(flushed)
   })
-  /** Stops the sender, whatever is left: the call has ended (answered, or interrupted). */
-  readonly close: Effect.Effect<void> = Effect.suspend(() =>
-    this.sender === undefined ? Effect.void : Fiber.interrupt(this.sender)
-  )
-}
 
 /**
  * One call through dispatch, with the request's metadata, its progress sent by `progress`, and what the tool logs
@@ -431,12 +411,12 @@ const serveCall = (
     const notified: Notified = { progress: false }
     const progress = progressReporter(meta.progressToken, notified, (update) =>
       Effect.ignore(mcp.notifications["notifications/progress"](update)))
-    const logs = new CallLogs(mcp, yield* Effect.context<never>())
-    const result = yield* execute(served, call, meta, progress, logs.log).pipe(
-      // What the tool logged goes out in order, and all of it before the result.
-      Effect.tap(() => logs.flushed),
-      Effect.ensuring(logs.close)
-    )
+    // The sender lives as long as the request: a log written after (by a fiber the tool left behind) goes nowhere.
+    const result = yield* Effect.scoped(Effect.flatMap(callLogs(mcp), (logs) =>
+      execute(served, call, meta, progress, logs.log).pipe(
+        // What the tool logged goes out in order, and all of it before the result.
+        Effect.tap(() => logs.flushed)
+      )))
     yield* afterProgress(notified)
     return yield* Schema.decodeUnknownEffect(McpSchema.CallToolResult)(wireResult(result, structured)).pipe(
       Effect.mapError((issue) =>
@@ -805,7 +785,7 @@ export const layerHttp = <I, S extends Serveable>(
           return HttpServerResponse.text("Forbidden: unknown Origin", { status: 403 })
         }
         const endpoint = pathOf(request.url) === path
-        if (endpoint && request.method === "GET") return sessions.open(request.headers)
+        if (endpoint && request.method === "GET") return yield* sessions.open(request.headers)
         const length = Number(request.headers["content-length"] ?? "0")
         if (length > maxBodyBytes) return payloadTooLarge
         // A session's revision was fixed at initialization: a served revision named in the header of one of its
@@ -908,23 +888,35 @@ class Sessions {
     }
   }
   /** A GET of the endpoint: the session's stream, or why there is none. */
-  open(headers: Headers.Headers): HttpServerResponse.HttpServerResponse {
+  open(headers: Headers.Headers): Effect.Effect<HttpServerResponse.HttpServerResponse> {
     if (!acceptsEventStream(headers["accept"])) {
-      return HttpServerResponse.text("Not Acceptable: the stream is text/event-stream", { status: 406 })
+      return Effect.succeed(HttpServerResponse.text("Not Acceptable: the stream is text/event-stream", { status: 406 }))
     }
     const version = headers["mcp-protocol-version"]
     if (version !== undefined && !servedVersions.has(version)) {
-      return HttpServerResponse.text(`Bad Request: unsupported MCP-Protocol-Version ${version}`, { status: 400 })
+      const refused = `Bad Request: unsupported MCP-Protocol-Version ${version}`
+      return Effect.succeed(HttpServerResponse.text(refused, { status: 400 }))
     }
     const sessionId = headers["mcp-session-id"]
     if (sessionId === undefined) {
-      return HttpServerResponse.text("Bad Request: no Mcp-Session-Id", { status: 400 })
+      return Effect.succeed(HttpServerResponse.text("Bad Request: no Mcp-Session-Id", { status: 400 }))
     }
-    if (!this.streams.has(sessionId)) return HttpServerResponse.text("Not Found: no such session", { status: 404 })
+    if (!this.streams.has(sessionId)) {
+      return Effect.succeed(HttpServerResponse.text("Not Found: no such session", { status: 404 }))
+    }
     if (this.streams.get(sessionId) !== undefined) {
-      return HttpServerResponse.text("Conflict: this session's stream is already open", { status: 409 })
+      return Effect.succeed(
+        HttpServerResponse.text("Conflict: this session's stream is already open", { status: 409 })
+      )
     }
-    const queue = Effect.runSync(Queue.unbounded<string, Cause.Done>())
+    return Effect.map(Queue.unbounded<string, Cause.Done>(), (queue) =>
+      // Checked again: another request of the session may have opened its stream in between.
+      this.streams.get(sessionId) === undefined && this.streams.has(sessionId)
+        ? this.stream(sessionId, queue)
+        : HttpServerResponse.text("Conflict: this session's stream is already open or ended", { status: 409 }))
+  }
+  /** The stream of a session, from its queue: the session's own until it ends or its client goes away. */
+  private stream(sessionId: string, queue: Queue.Queue<string, Cause.Done>): HttpServerResponse.HttpServerResponse {
     this.streams.set(sessionId, queue)
     const events = Stream.merge(
       Stream.fromQueue(queue),

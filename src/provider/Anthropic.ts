@@ -23,7 +23,6 @@
  * @since 0.1.0
  */
 import { Predicate, Result } from "effect"
-import { bounded } from "../internal/issues.ts"
 import { defineField } from "../internal/json.ts"
 import {
   escapePointer,
@@ -32,6 +31,7 @@ import {
   refuseUntyped,
   strictCompiler,
   type StrictSchemaError,
+  undeclaredRequired,
   unsupportedShapeKeywords
 } from "../internal/strictSchema.ts"
 import {
@@ -305,16 +305,9 @@ const compileNode = (node: unknown, path: string, refs: Set<string>): Record<str
   if (isObjectType || node.properties !== undefined) {
     out.additionalProperties = false
     // With no other key allowed, a required key that is not a property could never be sent.
-    const declared = Predicate.isObject(node.properties) ? node.properties : {}
-    const required: ReadonlyArray<unknown> = Array.isArray(node.required) ? node.required : []
-    const undeclared = required.find((key) => typeof key !== "string" || !Object.hasOwn(declared, key))
+    const undeclared = undeclaredRequired(node.properties, node.required)
     if (undeclared !== undefined) {
-      throw new Refusal(
-        path,
-        "required",
-        `\`required\` names \`${bounded(String(undeclared))}\`, which \`properties\` does not declare: with no other key ` +
-          "allowed, it could never be sent"
-      )
+      throw new Refusal(path, "required", `${undeclared}: with no other key allowed, it could never be sent`)
     }
   }
   return out

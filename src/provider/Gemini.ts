@@ -29,7 +29,7 @@
  * @since 0.1.0
  */
 import { Data, Result } from "effect"
-import { bounded } from "../internal/issues.ts"
+import { undeclaredRequired } from "../internal/strictSchema.ts"
 import type { JsonSchema } from "../internal/jsonSchema.ts"
 import {
   type Block,
@@ -248,15 +248,9 @@ const compile = (input: unknown, path: string): Schema => {
     }
     if (Array.isArray(node.required)) {
       // Gemini refuses a required key that is not a property ("property is not defined").
-      const declared = out.properties ?? {}
       const names = node.required.filter((name): name is string => typeof name === "string")
-      const undeclared = names.find((name) => !Object.hasOwn(declared, name))
-      if (undeclared !== undefined) {
-        throw new Unsupported(
-          pointer(path, "required"),
-          `\`required\` names \`${bounded(undeclared)}\`, which \`properties\` does not declare`
-        )
-      }
+      const undeclared = undeclaredRequired(out.properties, names)
+      if (undeclared !== undefined) throw new Unsupported(pointer(path, "required"), undeclared)
       out.required = names
     }
   }

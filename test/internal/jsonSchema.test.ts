@@ -375,6 +375,25 @@ describe("internal/jsonSchema", () => {
       }
     })
 
+    it("merges references that fan out once each: a small schema cannot make the work grow with their product", () => {
+      // Eight levels of nine references each: 9^8 paths, which a merge that followed every one would walk for hours.
+      const $defs: Record<string, JsonSchema> = {}
+      for (let i = 0; i < 8; i++) {
+        $defs[`d${i}`] = i === 7
+          ? { type: "object", properties: { a: { type: "string" } } }
+          : { allOf: Array.from({ length: 9 }, () => ({ $ref: `#/$defs/d${i + 1}` })) }
+      }
+      const merged = mergeRoot({ allOf: [{ $ref: "#/$defs/d0" }], $defs })
+      assert(Result.isSuccess(merged))
+      expect(merged.success).toStrictEqual({ type: "object", properties: { a: { type: "string" } }, $defs })
+      // Distinct references past the cap are refused, never walked.
+      const wide: Record<string, JsonSchema> = {}
+      for (let i = 0; i < 300; i++) wide[`w${i}`] = { type: "object" }
+      const refused = mergeRoot({ allOf: Object.keys(wide).map((name) => ({ $ref: `#/$defs/${name}` })), $defs: wide })
+      assert(Result.isFailure(refused))
+      assert.include(refused.failure, "more than 256 parts")
+    })
+
     it("points a `$ref: \"#\"` at a copy of the root as it was, when the root's type is narrowed to an object", () => {
       const given = { type: ["object", "null"], properties: { next: { $ref: "#" } } }
       const offered = offeredParameters(given)
