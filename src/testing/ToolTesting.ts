@@ -168,9 +168,9 @@ export const arbitraryArguments = (tool: Tool.Any): Arbitrary.Arbitrary<Schema.J
   const verdict = verdictOf(tool)
   const checked = Arbitrary.filterMap(generated, (value): Result.Result<Schema.JsonObject, unknown> => {
     const sent = asSent(value)
-    return sent !== undefined && verdict(sent) === "accepted"
-      ? Result.succeed(sent as Schema.JsonObject)
-      : Result.fail(value)
+    // Arguments are a JSON object: dispatch takes `null` or blank text for `{}`, which a model never sends as such
+    // (a tool of `Schema.Any` parameters would get them).
+    return isJsonObject(sent) && verdict(sent) === "accepted" ? Result.succeed(sent) : Result.fail(value)
   })
   argumentArbitraries.set(tool, checked)
   return checked
@@ -325,7 +325,14 @@ export interface TotalCheck<R> {
   readonly property: (input: { readonly batch: Batch }) => Effect.Effect<void, TotalityViolation, R>
 }
 
-const isWholeNumber = (n: unknown): n is number => typeof n === "number" && Number.isSafeInteger(n) && n >= 1
+const isJsonObject = (value: Schema.Json | undefined): value is Schema.JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** The most calls a batch of `checkTotal` may hold: more than a test could ever run, and what an array can hold. */
+const maxBatch = 2 ** 32 - 1
+
+const isWholeNumber = (n: unknown): n is number =>
+  typeof n === "number" && Number.isSafeInteger(n) && n >= 1 && n <= maxBatch
 
 const indexBelow = (n: number): Arbitrary.Arbitrary<number> =>
   Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: Math.max(0, n - 1) })))

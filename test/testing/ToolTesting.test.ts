@@ -320,6 +320,23 @@ describe("ToolTesting.arbitraryArguments", () => {
     { timeout: 120_000, arbitrary: { runs: 40 } }
   )
 
+  // `Schema.Any` parameters accept whatever is sent, `null` and blank text too, which dispatch takes for `{}`.
+  const Anything = Tool.make("anything", {
+    description: "Takes any arguments",
+    parameters: Schema.Any,
+    call: () => Effect.succeed("ok")
+  })
+
+  it.effect.prop(
+    "a tool whose parameters accept anything gets JSON objects, never null or a string",
+    [ToolTesting.arbitraryArguments(Anything)],
+    ([value]) =>
+      Effect.sync(() => {
+        assert.isTrue(typeof value === "object" && value !== null && !Array.isArray(value), JSON.stringify(value))
+      }),
+    { arbitrary: { runs: 200 } }
+  )
+
   it.effect.prop(
     "a typed tool receives the arguments decoded, the same from the value and from its text",
     [Arbitrary.all(typedTools.map((tool) => ToolTesting.arbitraryArguments(tool)))],
@@ -679,6 +696,19 @@ const misbehaving = [
 ]
 
 describe("ToolTesting.checkTotal", () => {
+  const AnythingSet = ToolSet.make(Tool.make("anything", {
+    description: "Takes any arguments",
+    parameters: Schema.Any,
+    call: () => Effect.succeed("ok")
+  }))
+  const anythingTotal = ToolTesting.checkTotal(AnythingSet)
+  it.effect.prop(
+    "holds for a tool whose parameters accept anything: its near misses are never built from a non-object",
+    anythingTotal.arbitraries,
+    anythingTotal.property,
+    { arbitrary: { runs: 60 } }
+  )
+
   const total = ToolTesting.checkTotal(ToolSet.make(...typedTools, ...jsonTools, ...misbehaving))
 
   it.effect.prop("holds for a set of typed, runtime and misbehaving tools", total.arbitraries, total.property, {
@@ -791,10 +821,10 @@ describe("ToolTesting.checkTotal", () => {
       "ToolTesting.checkTotal: expected a tool set"
     )
     assert.deepStrictEqual(
-      [0, 1.5, -1, Number.NaN, "3"].map((maxCalls) =>
+      [0, 1.5, -1, Number.NaN, "3", 2 ** 32].map((maxCalls) =>
         typeErrorOf(() => ToolTesting.checkTotal(echoSet, { maxCalls: maxCalls as never }))
       ),
-      ["0", "1.5", "-1", "NaN", "3"].map((shown) =>
+      ["0", "1.5", "-1", "NaN", "3", "4294967296"].map((shown) =>
         `ToolTesting.checkTotal: maxCalls must be a whole number of one or more, not ${shown}`
       )
     )
