@@ -546,6 +546,16 @@ describe("effect-llm-tools, from npm pack", () => {
     }
   }, 30_000)
 
+  it("a TypeScript --tools module that Node cannot load is refused with what to do about it; exit 2", async () => {
+    const module = join(scratch, "tools.ts")
+    writeFileSync(module, "export default 1 as number\n")
+    const { code, stderr, stdout } = await runProgram(bin, ["mcp", "--tools", module], env)
+    assert.deepStrictEqual([code, stdout], [2, ""])
+    assert.include(stderr, `--tools: cannot load ${module}`)
+    assert.include(stderr, "compile the module (tsc) and pass the .js file")
+    assert.include(stderr, "node --import tsx")
+  }, 30_000)
+
   it("the bin serves the built-ins under --root to the SDK client over stdio", async () => {
     const client = await connectStdio(bin, ["mcp", "--root", root], { env })
     try {

@@ -18,7 +18,7 @@
  * @since 0.1.0
  */
 import type * as NodeServices from "@effect/platform-node/NodeServices"
-import { Cause, Console, Context, Effect, Exit, Fiber, Layer, Option, References, Runtime } from "effect"
+import { Cause, Console, Context, Effect, Exit, Layer, Option, References, Runtime } from "effect"
 import { CliConfig, CliError, CliOutput, Command, Flag, GlobalFlag } from "effect/cli"
 import { readFileSync, realpathSync } from "node:fs"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -95,7 +95,7 @@ const loadToolSet = (path: string): Effect.Effect<ToolSet.Any, CliError.ShowHelp
     catch: (error) => error
   }).pipe(
     Effect.matchEffect({
-      onFailure: (error) => refuse(`--tools: cannot load ${path}: ${messageOf(error)}`),
+      onFailure: (error) => refuse(`--tools: cannot load ${path}: ${messageOf(error)}${loadHint(path, error)}`),
       onSuccess: (module) =>
         ToolSet.isToolSet(module.default)
           ? Effect.succeed(module.default)
@@ -106,6 +106,13 @@ const loadToolSet = (path: string): Effect.Effect<ToolSet.Any, CliError.ShowHelp
           )
     })
   )
+
+/** What to do about a module Node could not load: a TypeScript one needs compiling, or a loader. */
+const loadHint = (path: string, error: unknown): string =>
+  /\.[mc]?tsx?$/i.test(path) && (error as { readonly code?: unknown } | null)?.code === "ERR_UNKNOWN_FILE_EXTENSION"
+    ? ". Node runs JavaScript: compile the module (tsc) and pass the .js file, or start the command under a " +
+      `TypeScript loader: node --import tsx ${fileURLToPath(import.meta.url)} mcp --tools ${path}`
+    : ""
 
 const kindOf = (value: unknown): string =>
   value === null
@@ -152,16 +159,10 @@ const serve = Effect.fnUntraced(function*(input: McpInput) {
     )
   }
   yield* Console.error(`${name}: serving ${summary} over MCP on standard input and output`)
-  // Effect's stdio transport interrupts the fiber that built it when standard input ends. Built in a fiber of its
-  // own, that interruption says the host closed the connection: a normal end, not a signal.
-  const server = yield* Effect.forkChild(
-    Layer.launch(McpServer.layerStdio(Tools, info).pipe(Layer.provide(ToolsLive))),
-    { startImmediately: true }
+  // Standard input ending is the host closing the connection: a normal end, not a signal.
+  return yield* McpServer.serveUntilInputEnds(McpServer.layerStdio(Tools, info).pipe(Layer.provide(ToolsLive))).pipe(
+    Effect.mapError(serveFailure("the stdio server failed"))
   )
-  const exit = yield* Fiber.await(server)
-  if (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause)) {
-    return yield* Effect.failCause(exit.cause).pipe(Effect.mapError(serveFailure("the stdio server failed")))
-  }
 })
 
 /** Lines under a help heading: indented, blank lines left empty. */

@@ -34,6 +34,7 @@ import {
   Deferred,
   Effect,
   Exit,
+  Fiber,
   Layer,
   Logger,
   LogLevel,
@@ -511,7 +512,7 @@ const safeJson = (value: unknown): Schema.Json => {
  * const Main = McpServer.layerStdio(Tools, { name: "echo", version: "1.0.0" }).pipe(
  *   Layer.provide(ToolSet.toLayer(Tools, ToolSet.make(Echo)))
  * )
- * // Layer.launch(Main), run with NodeRuntime.runMain from @effect/platform-node
+ * // McpServer.serveUntilInputEnds(Main), run with NodeRuntime.runMain from @effect/platform-node
  * ```
  *
  * @category layers
@@ -532,6 +533,44 @@ export const layerStdio = <I, S extends Serveable>(
     Layer.provide(NodeStdio.layer),
     Layer.provide(Layer.succeed(References.LogToStderr, true))
   ) as Layer.Layer<never, Cause.IllegalArgumentError, I>
+
+/**
+ * Serves a layer's server (made with {@link layerStdio}) until the host closes standard input, then succeeds: the end
+ * of a session, not a failure. Effect's stdio transport interrupts the fiber that built it when its input ends, so
+ * launched with `Layer.launch` alone the program ends as interrupted (`NodeRuntime.runMain` exits with 130, as for
+ * Ctrl-C); here it is built in a fiber of its own, whose interruption means the input ended. An interruption from
+ * outside (a signal) still interrupts the program, and a failure of the server fails it.
+ *
+ * @example
+ * ```ts
+ * import { Context, Effect, Layer, Schema } from "effect"
+ * import { Tool, ToolSet } from "effect-llm-tools"
+ * import { McpServer } from "effect-llm-tools/mcp"
+ *
+ * const Echo = Tool.make("echo", {
+ *   description: "Echo the text back",
+ *   parameters: Schema.Struct({ text: Schema.String }),
+ *   call: ({ text }) => Effect.succeed(text)
+ * })
+ * class Tools extends Context.Service<Tools, ToolSet.Service<never>>()("app/Tools") {}
+ *
+ * const Main = McpServer.layerStdio(Tools, { name: "echo", version: "1.0.0" }).pipe(
+ *   Layer.provide(ToolSet.toLayer(Tools, ToolSet.make(Echo)))
+ * )
+ * const program = McpServer.serveUntilInputEnds(Main)
+ * // NodeRuntime.runMain(program) from @effect/platform-node: exit code 0 when the host closes the connection
+ * ```
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const serveUntilInputEnds = <E, R>(server: Layer.Layer<never, E, R>): Effect.Effect<void, E, R> =>
+  Effect.flatMap(
+    Effect.forkChild(Layer.launch(server), { startImmediately: true }),
+    (fiber) =>
+      Effect.flatMap(Fiber.await(fiber), (exit) =>
+        Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause) ? Effect.failCause(exit.cause) : Effect.void)
+  )
 
 /**
  * Serves the tools of `tag` over a transport you provide: Effect's `RpcServer.Protocol`, one connection per client

@@ -11,8 +11,7 @@ import {
   LoggingMessageNotificationSchema,
   ToolListChangedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import type { Cause } from "effect"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Cause, Context, Effect, Exit, Fiber, Layer, Schema } from "effect"
 import type { HttpServer, HttpServerError } from "effect/http"
 import { type ChildProcess, spawn } from "node:child_process"
 import { request } from "node:http"
@@ -592,6 +591,26 @@ describe("McpServer over stdio: lines that are no message", () => {
     ])
     assert.strictEqual(answers.length, 8)
   }, 30_000)
+})
+
+describe("McpServer.serveUntilInputEnds", () => {
+  it.effect("succeeds when the server's own fiber is interrupted (its input ended), fails as the server fails", () =>
+    Effect.gen(function*() {
+      // What Effect's stdio transport does when standard input ends: it interrupts the fiber that built the layer.
+      const inputEnds = Layer.effectDiscard(Effect.interrupt)
+      assert.deepStrictEqual(yield* Effect.exit(McpServer.serveUntilInputEnds(inputEnds)), Exit.void)
+      const broken = Layer.effectDiscard(Effect.fail("port taken"))
+      const failed = yield* Effect.exit(McpServer.serveUntilInputEnds(broken))
+      assert.isTrue(Exit.isFailure(failed) && Cause.squash(failed.cause) === "port taken")
+    }))
+
+  it.effect("an interruption from outside (a signal) still interrupts the program", () =>
+    Effect.gen(function*() {
+      const serving = yield* Effect.forkChild(McpServer.serveUntilInputEnds(Layer.effectDiscard(Effect.never)))
+      yield* Effect.yieldNow
+      const exit = yield* Fiber.interrupt(serving).pipe(Effect.andThen(Fiber.await(serving)))
+      assert.isTrue(Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause))
+    }))
 })
 
 describe("McpServer: types", () => {
