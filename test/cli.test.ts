@@ -547,8 +547,9 @@ describe("effect-llm-tools, from npm pack", () => {
   }, 30_000)
 
   it("a TypeScript --tools module that Node cannot load is refused with what to do about it; exit 2", async () => {
-    const module = join(scratch, "tools.ts")
-    writeFileSync(module, "export default 1 as number\n")
+    // JSX: no version of Node loads a .tsx module itself (from 22.18 it strips the types of .ts ones).
+    const module = join(scratch, "tools.tsx")
+    writeFileSync(module, "export default <div />\n")
     const { code, stderr, stdout } = await runProgram(bin, ["mcp", "--tools", module], env)
     assert.deepStrictEqual([code, stdout], [2, ""])
     assert.include(stderr, `--tools: cannot load ${module}`)

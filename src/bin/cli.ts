@@ -107,11 +107,22 @@ const loadToolSet = (path: string): Effect.Effect<ToolSet.Any, CliError.ShowHelp
     })
   )
 
+/**
+ * Why Node refuses a TypeScript module: one it does not strip at all (before Node 22.18, or `.tsx`), or one with
+ * syntax its type stripping cannot remove (an `enum`, say).
+ */
+const typeScriptRefusals: ReadonlySet<unknown> = new Set([
+  "ERR_UNKNOWN_FILE_EXTENSION",
+  "ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX",
+  "ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING"
+])
+
 /** What to do about a module Node could not load: a TypeScript one needs compiling, or a loader. */
 const loadHint = (path: string, error: unknown): string =>
-  /\.[mc]?tsx?$/i.test(path) && (error as { readonly code?: unknown } | null)?.code === "ERR_UNKNOWN_FILE_EXTENSION"
+  /\.[mc]?tsx?$/i.test(path) && typeScriptRefusals.has((error as { readonly code?: unknown } | null)?.code)
     ? ". Node runs JavaScript: compile the module (tsc) and pass the .js file, or start the command under a " +
-      `TypeScript loader: node --import tsx ${fileURLToPath(import.meta.url)} mcp --tools ${path}`
+      `TypeScript loader (tsx, installed where you run it): node --import tsx ${fileURLToPath(import.meta.url)} mcp ` +
+      `--tools ${path} and your other flags`
     : ""
 
 const kindOf = (value: unknown): string =>

@@ -303,7 +303,7 @@ export class TotalityViolation extends Data.TaggedError("TotalityViolation")<{
  * @category models
  */
 export interface CheckTotalOptions {
-  /** The most calls in one batch: a whole number of one or more. Default 6. */
+  /** The most calls in one batch: a whole number from 1 to 4294967295 (2^32 - 1). Default 6. */
   readonly maxCalls?: number | undefined
   /**
    * Also send valid arguments, which run the tools. Default `true`; `false` for tools that must not run in a test
@@ -357,7 +357,7 @@ const indexBelow = (n: number): Arbitrary.Arbitrary<number> =>
  *
  * Valid arguments run the tools, so give it a set whose tools are safe to call (fakes of their services), or pass
  * `validArguments: false`. Throws a `TypeError` for something that is not a tool set, for a `maxCalls` that is not a
- * whole number of one or more, and (with valid arguments) for a tool whose arguments cannot be built (see
+ * whole number from 1 to 2^32 - 1, and (with valid arguments) for a tool whose arguments cannot be built (see
  * {@link arbitraryArguments}).
  *
  * @example
@@ -391,7 +391,7 @@ export const checkTotal = <T extends Tool.Any>(
   const maxCalls = options?.maxCalls ?? 6
   if (!isWholeNumber(maxCalls)) {
     throw new TypeError(
-      `ToolTesting.checkTotal: maxCalls must be a whole number of one or more, not ${String(maxCalls)}`
+      `ToolTesting.checkTotal: maxCalls must be a whole number from 1 to ${maxBatch}, not ${String(maxCalls)}`
     )
   }
   const names: ReadonlyArray<string> = ToolSet.names(set)

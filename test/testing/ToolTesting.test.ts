@@ -815,7 +815,7 @@ describe("ToolTesting.checkTotal", () => {
       assert.isTrue(found.message.endsWith("it ended success, not with kind not_found"), found.message)
     }))
 
-  it("refuses what is not a tool set, and a maxCalls that is not a whole number of one or more", () => {
+  it("refuses what is not a tool set, and a maxCalls that is not a whole number from 1 to 2^32 - 1", () => {
     assert.strictEqual(
       typeErrorOf(() => ToolTesting.checkTotal(Echo as never)),
       "ToolTesting.checkTotal: expected a tool set"
@@ -825,7 +825,7 @@ describe("ToolTesting.checkTotal", () => {
         typeErrorOf(() => ToolTesting.checkTotal(echoSet, { maxCalls: maxCalls as never }))
       ),
       ["0", "1.5", "-1", "NaN", "3", "4294967296"].map((shown) =>
-        `ToolTesting.checkTotal: maxCalls must be a whole number of one or more, not ${shown}`
+        `ToolTesting.checkTotal: maxCalls must be a whole number from 1 to 4294967295, not ${shown}`
       )
     )
   })
