@@ -139,7 +139,12 @@ export interface HttpOptions extends Options {
 }
 
 /** The MCP revisions served, newest first: a client offering another is answered with the first. */
-const protocols = [McpProtocol.v2025_11_25, McpProtocol.v2025_06_18, McpProtocol.v2025_03_26] as const
+const protocols = [
+  McpProtocol.v2025_11_25,
+  McpProtocol.v2025_06_18,
+  McpProtocol.v2025_03_26,
+  McpProtocol.v2024_11_05
+] as const
 
 /**
  * The definition of a tool as `tools/list` gives it: its input schema as it is, its output schema when it describes an

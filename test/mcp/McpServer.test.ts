@@ -559,6 +559,26 @@ describe("McpServer over stdio: lines that are no message", () => {
 
   const ping = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "ping" })
 
+  it("serves a client of every MCP revision from 2024-11-05 on: each gets its own, and the listing it knows", async () => {
+    for (const [revision, hinted] of [["2024-11-05", false], ["2025-03-26", true], ["2025-11-25", true]] as const) {
+      const text = [
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: revision, capabilities: {}, clientInfo: { name: "older", version: "1" } }
+        }),
+        JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+        JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" })
+      ].map((line) => `${line}\n`).join("")
+      const [initialized, listed] = await answersTo(text, 2)
+      assert.strictEqual((initialized!.result as { protocolVersion: string }).protocolVersion, revision)
+      const tools = (listed!.result as { tools: ReadonlyArray<Record<string, unknown>> }).tools
+      // Tool annotations came with 2025-03-26: an older client is not sent them.
+      assert.strictEqual(tools.some((tool) => tool.annotations !== undefined), hinted, revision)
+    }
+  }, 60_000)
+
   it("answers each of them, and every message written with them", async () => {
     const text = [
       ping(1),
