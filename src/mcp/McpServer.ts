@@ -231,7 +231,10 @@ const registrations = <I, S extends Serveable>(
         const structured = structuredOf.get(name)
         if (structured === undefined) return undefined
         const call = ToolCall.make({ id: `mcp_${clientId}_${++calls}`, name, arguments: args })
-        return serveDirect(served, call, structured, meta, notify)
+        // A revision that is not served was answered with the newest.
+        const asked = direct.revisions.get(clientId)
+        const revision = asked !== undefined && servedVersions.has(asked) ? asked : undefined
+        return serveDirect(served, call, structured, meta, notify, revision)
       }
     }
     if (!ToolServer.isToolServer(served)) {
@@ -424,7 +427,9 @@ const serveCall = (
         Effect.tap(() => logs.flushed)
       )))
     yield* afterProgress(notified)
-    return yield* Schema.decodeUnknownEffect(McpSchema.CallToolResult)(wireResult(result, structured)).pipe(
+    const revision = (request as { readonly protocolVersion?: unknown }).protocolVersion
+    const wire = forRevision(wireResult(result, structured), typeof revision === "string" ? revision : undefined)
+    return yield* Schema.decodeUnknownEffect(McpSchema.CallToolResult)(wire).pipe(
       Effect.mapError((issue) =>
         new McpSchema.InternalError({ message: `the result of tool \`${name}\` cannot be sent: ${issue.message}` })
       )
@@ -440,16 +445,41 @@ const serveDirect = (
   call: ToolCall.ToolCall,
   structured: boolean,
   meta: Schema.JsonObject,
-  notify: Direct.Notify
+  notify: Direct.Notify,
+  revision: string | undefined
 ): Effect.Effect<object> =>
   Effect.suspend(() => {
     const notified: Notified = { progress: false }
     const progress = progressReporter(meta.progressToken, notified, notify.progress)
     return Effect.flatMap(
       execute(served, call, meta, progress, notify.log),
-      (result) => Effect.as(afterProgress(notified), wireResult(result, structured))
+      (result) => Effect.as(afterProgress(notified), forRevision(wireResult(result, structured), revision))
     )
   })
+
+/**
+ * A wire result as a client of an older MCP revision can read it (Effect's server refuses to send it otherwise):
+ * before 2025-06-18 without `structuredContent`, and a `resource_link` block as a text that names the link; before
+ * 2025-03-26 an `audio` block as a text saying it was left out. Revisions compare as the dates they are; a revision
+ * not named is the newest.
+ */
+const forRevision = (wire: object, revision: string | undefined): object => {
+  if (revision === undefined || revision >= "2025-06-18") return wire
+  const { structuredContent: _, ...rest } = wire as { structuredContent?: unknown; content?: ReadonlyArray<unknown> }
+  if (!Array.isArray(rest.content)) return rest
+  return { ...rest, content: rest.content.map((block) => olderBlock(block, revision)) }
+}
+
+const olderBlock = (block: unknown, revision: string): unknown => {
+  const { mimeType, name, type, uri } = (block ?? {}) as Record<string, unknown>
+  if (type === "resource_link") {
+    return { type: "text", text: `[resource link: ${typeof name === "string" ? `${name} ` : ""}<${String(uri)}>]` }
+  }
+  if (type === "audio" && revision < "2025-03-26") {
+    return { type: "text", text: `[audio (${String(mimeType)}) omitted: MCP ${revision} has no audio content]` }
+  }
+  return block
+}
 
 /**
  * The answer of a call, as MCP's `CallToolResult` on the wire: its output as MCP content; an error or denied call is

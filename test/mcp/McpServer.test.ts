@@ -514,6 +514,27 @@ describe("McpServer over Streamable HTTP: requests it refuses", () => {
     assert.strictEqual((await exchange("GET", headers)).status, 404)
   })
 
+  it("answers a 2024-11-05 session's call with what its revision can carry, never with an error", async () => {
+    const opened = await exchange("POST", {}, JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2024-11-05", capabilities: {}, clientInfo: { name: "older", version: "1" } }
+    }))
+    const session = { "mcp-session-id": opened.headers["mcp-session-id"] as string }
+    assert.strictEqual(JSON.parse(opened.text).result.protocolVersion, "2024-11-05")
+    await exchange("POST", session, JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }))
+    const answered = await exchange("POST", session, JSON.stringify({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "every_content", arguments: {} }
+    }))
+    // Effect's server refused the whole answer ("audio tool content is not supported by MCP 2024-11-05").
+    const { result } = JSON.parse(answered.text) as { result: { content: ReadonlyArray<{ type: string }> } }
+    assert.deepStrictEqual(result.content.map((block) => block.type), ["text", "image", "text", "resource", "text"])
+  })
+
   it("says which methods the endpoint serves: GET, POST and DELETE", async () => {
     const refused = await exchange("PUT", {}, "{}")
     assert.deepStrictEqual([refused.status, refused.headers["allow"]], [405, "GET, POST, DELETE"])
@@ -559,8 +580,17 @@ describe("McpServer over stdio: lines that are no message", () => {
 
   const ping = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "ping" })
 
-  it("serves a client of every MCP revision from 2024-11-05 on: each gets its own, and the listing it knows", async () => {
-    for (const [revision, hinted] of [["2024-11-05", false], ["2025-03-26", true], ["2025-11-25", true]] as const) {
+  it("serves a client of every MCP revision from 2024-11-05 on: each gets its own, and what it knows", async () => {
+    const cases = [
+      // revision, tool annotations and audio (2025-03-26), structuredContent and resource links (2025-06-18)
+      ["2024-11-05", false, false, false],
+      ["2025-03-26", true, false, true],
+      ["2025-06-18", true, true, true],
+      ["2025-11-25", true, true, true]
+    ] as const
+    for (const [revision, hinted, structured, audio] of cases) {
+      const call = (id: number, name: string, args: object) =>
+        JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } })
       const text = [
         JSON.stringify({
           jsonrpc: "2.0",
@@ -569,13 +599,24 @@ describe("McpServer over stdio: lines that are no message", () => {
           params: { protocolVersion: revision, capabilities: {}, clientInfo: { name: "older", version: "1" } }
         }),
         JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
-        JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" })
+        JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+        call(3, "weather", { city: "Oslo" }),
+        call(4, "every_content", {})
       ].map((line) => `${line}\n`).join("")
-      const [initialized, listed] = await answersTo(text, 2)
-      assert.strictEqual((initialized!.result as { protocolVersion: string }).protocolVersion, revision)
-      const tools = (listed!.result as { tools: ReadonlyArray<Record<string, unknown>> }).tools
-      // Tool annotations came with 2025-03-26: an older client is not sent them.
+      const answers = await answersTo(text, 4)
+      const result = (id: number) => answers.find((answer) => answer.id === id)!.result as Record<string, unknown>
+      assert.strictEqual(result(1).protocolVersion, revision)
+      const tools = result(2).tools as ReadonlyArray<Record<string, unknown>>
       assert.strictEqual(tools.some((tool) => tool.annotations !== undefined), hinted, revision)
+      assert.strictEqual(result(3).structuredContent !== undefined, structured, revision)
+      const types = (result(4).content as ReadonlyArray<{ type: string }>).map((block) => block.type)
+      assert.strictEqual(types.includes("audio"), audio, `${revision}: ${types.join(", ")}`)
+      // What a revision cannot carry is said in a text, never dropped: the block count stays.
+      assert.deepStrictEqual(
+        types,
+        ["text", "image", audio ? "audio" : "text", "resource", structured ? "resource_link" : "text"],
+        revision
+      )
     }
   }, 60_000)
 

@@ -78,6 +78,11 @@ export class Direct {
   readonly initialized = new Set<number>()
   /** The level each client set with `logging/setLevel`; `info` until it does. */
   readonly levels = new Map<number, Level>()
+  /**
+   * The MCP revision each client asked for in `initialize` (the session has it when it is served, the newest served
+   * otherwise): a result is shaped for it.
+   */
+  readonly revisions = new Map<number, string>()
   /** The calls running, per client, by request id. */
   readonly running = new Map<number, Map<string | number, Fiber.Fiber<unknown>>>()
 }
@@ -186,11 +191,14 @@ export const interceptor = (
           if (orderOf.has(level)) direct.levels.set(clientId, level as Level)
           return false
         }
-        case "initialize":
+        case "initialize": {
           // A client that starts over is served by Effect's server until it has initialized again.
           forget(clientId)
           direct.started.add(clientId)
+          const revision = isPlainObject(message.payload) ? message.payload.protocolVersion : undefined
+          if (typeof revision === "string") direct.revisions.set(clientId, revision)
           return false
+        }
       }
       return false
     }
@@ -204,6 +212,7 @@ export const interceptor = (
     const disconnect = (clientId: number): Effect.Effect<void> => {
       forget(clientId)
       direct.started.delete(clientId)
+      direct.revisions.delete(clientId)
       const calls = direct.running.get(clientId)
       direct.running.delete(clientId)
       return calls === undefined ? Effect.void : Effect.forEach(calls.values(), Fiber.interrupt, { discard: true })
