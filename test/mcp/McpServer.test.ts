@@ -3,6 +3,8 @@
  * `test/fixtures/mcpServer.ts`, started as a child process on 127.0.0.1.
  */
 import { afterAll, assert, beforeAll, describe, expectTypeOf, it } from "@effect/vitest"
+import { Client as LegacyClient } from "@modelcontextprotocol/sdk-2024-11-05/client/index.js"
+import { StdioClientTransport as LegacyStdioClientTransport } from "@modelcontextprotocol/sdk-2024-11-05/client/stdio.js"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -652,6 +654,33 @@ describe("McpServer over stdio: lines that are no message", () => {
     ])
     assert.strictEqual(answers.length, 8)
   }, 30_000)
+})
+
+describe("McpServer and a client of MCP 2024-11-05 (the official SDK 1.0.4, as older hosts ship it)", () => {
+  it("connects over stdio, lists the tools, and reads every call's answer", async () => {
+    const transport = new LegacyStdioClientTransport({
+      command: process.execPath,
+      args: ["--import", "tsx", fixture, "stdio"],
+      stderr: "ignore"
+    })
+    const client = new LegacyClient({ name: "older-host", version: "1.0.0" }, { capabilities: {} })
+    // The client refuses a server that answers a revision it does not know (the newest, before 2024-11-05 was served).
+    await client.connect(transport)
+    try {
+      const { tools } = await client.listTools()
+      assert.includeMembers(tools.map((tool) => tool.name), ["echo", "weather", "every_content"])
+      const echo = await client.callTool({ name: "echo", arguments: { text: "hi" } })
+      assert.deepStrictEqual(echo.content, [{ type: "text", text: "hi" }])
+      // Its result schema knows text, image and resource: the audio and the resource link come as texts.
+      const every = await client.callTool({ name: "every_content", arguments: {} })
+      const content = every.content as ReadonlyArray<{ readonly type: string; readonly text?: string }>
+      assert.deepStrictEqual(content.map((block) => block.type), ["text", "image", "text", "resource", "text"])
+      assert.include(content[2]!.text, "audio")
+      assert.include(content[4]!.text, "file:///data/report.csv")
+    } finally {
+      await client.close()
+    }
+  }, 60_000)
 })
 
 describe("McpServer.serveUntilInputEnds", () => {
