@@ -392,37 +392,37 @@ const repeatedIds = (calls: ReadonlyArray<ToolCall.ToolCall>): Set<number> | und
 }
 
 /** The answer to a call whose id an earlier call of its turn has: an `invalid_args` error, the tool not run. */
-const repeatedCall = (call: ToolCall.ToolCall): ToolResult => {
-  const error = ToolExecutionError.invalidArgs(
-    "another call of this turn has the same id; only the first of them was run"
+const repeatedCall = (call: ToolCall.ToolCall): ToolResult =>
+  refusedAnswer(
+    call,
+    "error",
+    ToolExecutionError.invalidArgs("another call of this turn has the same id; only the first of them was run")
   )
-  return new ToolResult({
-    callId: call.id,
-    name: call.name,
-    arguments: call.arguments,
-    status: "error",
-    output: error.modelOutput,
-    error: Option.some(error),
-    metadata: Context.empty(),
-    durationMs: 0
-  })
-}
 
 /** The answer to a call that effect/ai's approval flow in the prompt denied: `denied`, with the human's reason. */
-const deniedByHuman = (decision: DecidedCall): ToolResult => {
-  const error = ToolExecutionError.refused(decision.reason ?? "a human did not approve this call")
-  const call = decision.call
-  return new ToolResult({
+const deniedByHuman = (decision: DecidedCall): ToolResult =>
+  refusedAnswer(
+    decision.call,
+    "denied",
+    ToolExecutionError.refused(decision.reason ?? "a human did not approve this call")
+  )
+
+/** The answer to a call the loop refused without running it: `error` shows the model why. */
+const refusedAnswer = (
+  call: ToolCall.ToolCall,
+  status: "error" | "denied",
+  error: ToolExecutionError.ToolExecutionError
+): ToolResult =>
+  new ToolResult({
     callId: call.id,
     name: call.name,
     arguments: call.arguments,
-    status: "denied",
+    status,
     output: error.modelOutput,
     error: Option.some(error),
     metadata: Context.empty(),
     durationMs: 0
   })
-}
 
 /** A {@link Result}. */
 const Finished = plain<
@@ -566,7 +566,8 @@ class Conversation {
    * The first request, once the calls of the prompt that effect/ai's approval flow decided are answered (see
    * `decidedCalls`): an approved call runs through the tools (a human was asked; over a tool server, its hooks run
    * on it as on any call, and decide again: an approval hook may ask again, and a server without one denies a
-   * `needsApproval` tool), a denied one is answered `denied` with the human's reason. The answers go where the calls were made, and into the results first.
+   * `needsApproval` tool), a denied one is answered `denied` with the human's reason. The answers go where the calls
+   * were made, and into the results first.
    */
   begin(): Effect.Effect<Result, unknown, unknown> {
     const decided = decidedCalls(this.messages)
