@@ -232,7 +232,7 @@ const registrations = <I, S extends Serveable>(
         if (structured === undefined) return undefined
         const call = ToolCall.make({ id: `mcp_${clientId}_${++calls}`, name, arguments: args })
         // A revision that is not served was answered with the newest.
-        const asked = direct.revisions.get(clientId)
+        const asked = direct.started.get(clientId)
         const revision = asked !== undefined && servedVersions.has(asked) ? asked : undefined
         return serveDirect(served, call, structured, meta, notify, revision)
       }
@@ -427,8 +427,7 @@ const serveCall = (
         Effect.tap(() => logs.flushed)
       )))
     yield* afterProgress(notified)
-    const revision = (request as { readonly protocolVersion?: unknown }).protocolVersion
-    const wire = forRevision(wireResult(result, structured), typeof revision === "string" ? revision : undefined)
+    const wire = forRevision(wireResult(result, structured), request.protocolVersion)
     return yield* Schema.decodeUnknownEffect(McpSchema.CallToolResult)(wire).pipe(
       Effect.mapError((issue) =>
         new McpSchema.InternalError({ message: `the result of tool \`${name}\` cannot be sent: ${issue.message}` })
@@ -975,22 +974,17 @@ class Sessions {
     if (sessionId === undefined) {
       return Effect.succeed(HttpServerResponse.text("Bad Request: no Mcp-Session-Id", { status: 400 }))
     }
-    if (!this.streams.has(sessionId)) {
-      return Effect.succeed(HttpServerResponse.text("Not Found: no such session", { status: 404 }))
-    }
-    if (this.streams.get(sessionId) !== undefined) {
-      return Effect.succeed(
-        HttpServerResponse.text("Conflict: this session's stream is already open", { status: 409 })
-      )
-    }
-    return Effect.map(Queue.unbounded<string, Cause.Done>(), (queue) =>
-      // Checked again: another request of the session may have opened its stream in between.
-      this.streams.get(sessionId) === undefined && this.streams.has(sessionId)
-        ? this.stream(sessionId, queue)
-        : HttpServerResponse.text("Conflict: this session's stream is already open or ended", { status: 409 }))
+    return Effect.map(Queue.unbounded<string, Cause.Done>(), (queue) => this.stream(sessionId, queue))
   }
-  /** The stream of a session, from its queue: the session's own until it ends or its client goes away. */
+  /**
+   * The stream of a session, from its queue: the session's own until it ends or its client goes away. Whether the
+   * session exists, and has no stream open, is checked here, as the stream is registered.
+   */
   private stream(sessionId: string, queue: Queue.Queue<string, Cause.Done>): HttpServerResponse.HttpServerResponse {
+    if (!this.streams.has(sessionId)) return HttpServerResponse.text("Not Found: no such session", { status: 404 })
+    if (this.streams.get(sessionId) !== undefined) {
+      return HttpServerResponse.text("Conflict: this session's stream is already open", { status: 409 })
+    }
     this.streams.set(sessionId, queue)
     const events = Stream.merge(
       Stream.fromQueue(queue),

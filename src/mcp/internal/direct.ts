@@ -72,17 +72,15 @@ export type Serve = (
  */
 export class Direct {
   serve: Serve | undefined = undefined
-  /** The clients that sent `initialize`. */
-  readonly started = new Set<number>()
+  /**
+   * The clients that sent `initialize`, each with the MCP revision it asked for, if it named one (the session has it
+   * when it is served, the newest served otherwise): a result is shaped for it.
+   */
+  readonly started = new Map<number, string | undefined>()
   /** The clients that sent `notifications/initialized`. */
   readonly initialized = new Set<number>()
   /** The level each client set with `logging/setLevel`; `info` until it does. */
   readonly levels = new Map<number, Level>()
-  /**
-   * The MCP revision each client asked for in `initialize` (the session has it when it is served, the newest served
-   * otherwise): a result is shaped for it.
-   */
-  readonly revisions = new Map<number, string>()
   /** The calls running, per client, by request id. */
   readonly running = new Map<number, Map<string | number, Fiber.Fiber<unknown>>>()
 }
@@ -194,9 +192,8 @@ export const interceptor = (
         case "initialize": {
           // A client that starts over is served by Effect's server until it has initialized again.
           forget(clientId)
-          direct.started.add(clientId)
           const revision = isPlainObject(message.payload) ? message.payload.protocolVersion : undefined
-          if (typeof revision === "string") direct.revisions.set(clientId, revision)
+          direct.started.set(clientId, typeof revision === "string" ? revision : undefined)
           return false
         }
       }
@@ -212,7 +209,6 @@ export const interceptor = (
     const disconnect = (clientId: number): Effect.Effect<void> => {
       forget(clientId)
       direct.started.delete(clientId)
-      direct.revisions.delete(clientId)
       const calls = direct.running.get(clientId)
       direct.running.delete(clientId)
       return calls === undefined ? Effect.void : Effect.forEach(calls.values(), Fiber.interrupt, { discard: true })
