@@ -15,6 +15,7 @@ import * as Tool from "./Tool.ts"
 import type { ToolContext } from "./ToolContext.ts"
 import type * as ToolExecutionError from "./ToolExecutionError.ts"
 import { bounded } from "./internal/issues.ts"
+import { deepFreeze } from "./internal/json.ts"
 import { checkSchema, type SchemaField } from "./internal/jsonSchemaValidator.ts"
 
 /**
@@ -284,14 +285,6 @@ const frozenCopy = (schema: unknown, toolName: string, field: SchemaField): Sche
     )
   }
   checkSchema(copy, toolName, field)
-  return deepFreeze(copy) as Schema.JsonObject
-}
-
-/** Freezes a checked JSON value, which has no cycles and a bounded depth. */
-const deepFreeze = (value: unknown): unknown => {
-  if (typeof value === "object" && value !== null) {
-    for (const inner of Object.values(value)) deepFreeze(inner)
-    Object.freeze(value)
-  }
-  return value
+  deepFreeze(copy)
+  return copy as Schema.JsonObject
 }

@@ -53,7 +53,7 @@ import { hasKey } from "./hasKey.ts"
 import { jsonCodec } from "./codec.ts"
 import { bounded, formatIssues } from "./issues.ts"
 import { type JsonSchemaValidator, validatorOf } from "./jsonSchemaValidator.ts"
-import { defaultLimits, defaultOutputLimits, type JsonLimits, parseArguments } from "./json.ts"
+import { deepFreeze, defaultLimits, defaultOutputLimits, type JsonLimits, parseArguments } from "./json.ts"
 import { Limiter, Shed, type WaitQueue } from "./limiter.ts"
 import { annotateSpan, ToolMetrics, unknownToolName } from "./telemetry.ts"
 
@@ -221,33 +221,6 @@ const jsonSchemaCheck = (name: string, validator: JsonSchemaValidator): NonNulla
       `the parameters JSON Schema of tool \`${name}\` cannot be used: ${failure.reason}`,
       failure.cause
     )
-}
-
-/**
- * Freezes parsed JSON (plain objects and arrays), without recursion: the host may allow any depth. Frozen nodes, as
- * the copies of already-parsed values are, are not walked again; a flat object needs no stack.
- */
-const deepFreeze = (root: unknown): void => {
-  let node = root
-  let stack: Array<object> | undefined
-  for (;;) {
-    if (typeof node === "object" && node !== null && !Object.isFrozen(node)) {
-      Object.freeze(node)
-      if (Array.isArray(node)) {
-        for (let i = 0; i < node.length; i++) {
-          const child: unknown = node[i]
-          if (typeof child === "object" && child !== null) (stack ??= []).push(child)
-        }
-      } else {
-        for (const key in node) {
-          const child: unknown = (node as Record<string, unknown>)[key]
-          if (typeof child === "object" && child !== null) (stack ??= []).push(child)
-        }
-      }
-    }
-    if (stack === undefined || stack.length === 0) return
-    node = stack.pop()
-  }
 }
 
 /** The `checkOutput` of a runtime tool with an output JSON Schema: a JSON output (one Json block) must match it. */

@@ -502,3 +502,31 @@ export const canonicalJson = (value: unknown): string | undefined =>
     typeof node === "object" && node !== null && !Array.isArray(node)
       ? Object.fromEntries(Object.keys(node).sort().map((key) => [key, (node as Record<string, unknown>)[key]]))
       : node)
+
+/**
+ * Freezes JSON (plain objects and arrays) in place, without recursion: a tool's arguments may be of any depth the
+ * host allows. Frozen nodes, as the copies of already-parsed values are, are not walked again; a flat object needs no
+ * stack.
+ */
+export const deepFreeze = (root: unknown): void => {
+  let node = root
+  let stack: Array<object> | undefined
+  for (;;) {
+    if (typeof node === "object" && node !== null && !Object.isFrozen(node)) {
+      Object.freeze(node)
+      if (Array.isArray(node)) {
+        for (let i = 0; i < node.length; i++) {
+          const child: unknown = node[i]
+          if (typeof child === "object" && child !== null) (stack ??= []).push(child)
+        }
+      } else {
+        for (const key in node) {
+          const child: unknown = (node as Record<string, unknown>)[key]
+          if (typeof child === "object" && child !== null) (stack ??= []).push(child)
+        }
+      }
+    }
+    if (stack === undefined || stack.length === 0) return
+    node = stack.pop()
+  }
+}

@@ -6,7 +6,7 @@
  */
 import { Result, Schema, SchemaAST } from "effect"
 import { finiteNumbers } from "./codec.ts"
-import { canonicalJson, defineField } from "./json.ts"
+import { canonicalJson, deepFreeze, defineField } from "./json.ts"
 
 /** A JSON Schema object. */
 export type JsonSchema = { readonly [key: string]: unknown }
@@ -616,10 +616,4 @@ const redirectRootReferences = (root: Record<string, unknown>, original: Record<
   const outDefs: Record<string, unknown> = { ...(isRecord(out.$defs) ? out.$defs : {}) }
   defineField(outDefs, name, copy)
   return { ...out, $defs: outDefs }
-}
-
-const deepFreeze = (value: unknown): void => {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return
-  for (const inner of Object.values(value)) deepFreeze(inner)
-  Object.freeze(value)
 }
