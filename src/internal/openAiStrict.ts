@@ -23,7 +23,7 @@ import type * as ToolCall from "../ToolCall.ts"
 import * as ToolDefinition from "../ToolDefinition.ts"
 import * as ToolSet from "../ToolSet.ts"
 import { bounded } from "./issues.ts"
-import { inlineReference, type JsonSchema } from "./jsonSchema.ts"
+import { inlineReference, type JsonSchema, resolvePointer } from "./jsonSchema.ts"
 import { defineField, defaultLimits, type JsonLimits, parseArguments } from "./json.ts"
 import {
   definitionsOf,
@@ -225,16 +225,8 @@ const withNull = (schema: Record<string, unknown>): Record<string, unknown> => {
 }
 
 /** Whether the root `$defs` holds the definition a `#/$defs/…` reference names first. */
-const definesName = (root: JsonSchema, ref: string): boolean => {
-  if (!Predicate.isObject(root.$defs)) return false
-  let name: string
-  try {
-    name = decodeURIComponent(ref.slice(defsPrefix.length).split("/")[0]!)
-  } catch {
-    return false
-  }
-  return Object.hasOwn(root.$defs, name.replace(/~1/g, "/").replace(/~0/g, "~"))
-}
+const definesName = (root: JsonSchema, ref: string): boolean =>
+  resolvePointer(root, `/$defs/${ref.slice(defsPrefix.length).split("/")[0]}`) !== undefined
 
 /** What the compilation of one definition's nodes shares. */
 interface Context {
