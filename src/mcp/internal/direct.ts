@@ -23,6 +23,7 @@
 import { Cause, Effect, Fiber, Layer, Predicate, Queue, type Schema, type Scope, Stdio, Stream } from "effect"
 import { RpcSerialization, RpcServer } from "effect/rpc"
 import type * as RpcMessage from "effect/rpc/RpcMessage"
+import { lineReader } from "./lines.ts"
 
 /** MCP's log levels, in order: a client that set one hears it and those above. */
 const levels = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const
@@ -269,23 +270,15 @@ export const stdio = (direct: Direct): Layer.Layer<Stdio.Stdio, never, Stdio.Std
         (_, message) => Effect.asVoid(Queue.offer(out, lineOf(message)))
       )
       const forwarded = yield* Queue.unbounded<Uint8Array, Cause.Done>()
-      const decoder = new TextDecoder()
+      const lines = lineReader()
       const encoder = new TextEncoder()
-      let pending = ""
       /**
        * The complete lines of a chunk, to be read: those the direct path neither takes nor answers are forwarded as
        * they came, together.
        */
       const read = (chunk: Uint8Array): void => {
-        const text = pending + decoder.decode(chunk, { stream: true })
-        const end = text.lastIndexOf("\n")
-        if (end === -1) {
-          pending = text
-          return
-        }
-        pending = text.slice(end + 1)
         let kept = ""
-        for (const line of text.slice(0, end).split("\n")) {
+        for (const line of lines.read(chunk)) {
           if (forwards(line, true)) kept += `${line}\n`
         }
         if (kept !== "") Queue.offerUnsafe(forwarded, encoder.encode(kept))
@@ -310,7 +303,7 @@ export const stdio = (direct: Direct): Layer.Layer<Stdio.Stdio, never, Stdio.Std
         Effect.ignore,
         Effect.ensuring(Effect.suspend(() => {
           // The last line, unended: read as the others, but left to Effect's server, as the client is leaving.
-          const rest = pending + decoder.decode()
+          const rest = lines.rest()
           if (forwards(rest, false)) Queue.offerUnsafe(forwarded, encoder.encode(rest))
           return Effect.andThen(disconnect(0), Queue.end(forwarded))
         })),

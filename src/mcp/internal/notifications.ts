@@ -6,32 +6,21 @@
  */
 import { Predicate } from "effect"
 import type { Notification } from "../McpClient.ts"
+import { lineReader } from "./lines.ts"
 
 /**
  * A reader of one server's output: given each chunk as it comes, it answers the notifications the lines it completes
- * hold, in order. Lines may be cut anywhere, UTF-8 characters too; responses (most of the bytes) are skipped, and so is
- * what is not JSON. Each chunk is searched once: a large response that arrives in many chunks costs time in its size,
- * not in its size times its chunks.
+ * hold, in order. Lines may be cut anywhere, UTF-8 characters too (see {@link lineReader}); responses (most of the
+ * bytes) are skipped, and so is what is not JSON.
  */
 export const notificationReader = (): (chunk: Uint8Array) => ReadonlyArray<Notification> => {
-  // One decoder per output: it holds the bytes of a character cut at the end of a chunk.
-  const decoder = new TextDecoder()
-  // The start of the line being read, as it came.
-  const pending: Array<string> = []
+  const lines = lineReader()
   return (chunk) => {
-    const text = decoder.decode(chunk, { stream: true })
     const found: Array<Notification> = []
-    let start = 0
-    let end: number
-    while ((end = text.indexOf("\n", start)) >= 0) {
-      const piece = text.slice(start, end)
-      start = end + 1
-      const line = pending.length === 0 ? piece : pending.join("") + piece
-      pending.length = 0
+    for (const line of lines.read(chunk)) {
       const notification = notificationOf(line)
       if (notification !== undefined) found.push(notification)
     }
-    if (start < text.length) pending.push(text.slice(start))
     return found
   }
 }
