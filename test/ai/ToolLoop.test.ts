@@ -60,6 +60,13 @@ const pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAA
 class Tools extends Context.Service<Tools, ToolServer.ToolServer>()("test/ai/Tools") {}
 class UserTools extends Context.Service<UserTools, ToolServer.ToolServer<CurrentUser>>()("test/ai/UserTools") {}
 
+/** An approval hook that defers every call it is asked about: a human decides later, through `resume`. */
+const deferEvery = ToolHooks.approval({ decide: () => Effect.succeed(ToolHooks.defer) })
+
+/** The pending approvals of a run's results, in call order. */
+const pendingApprovals = (results: ReadonlyArray<ToolResult.ToolResult>) =>
+  results.flatMap((result) => Option.toArray(ToolHooks.pendingApproval(result)))
+
 /** Runs `use` with a server built from `options`, its layer closed afterwards. */
 const serve = <T extends Tool.Any, H extends ToolHooks.Any, A, E, R>(
   options: ToolServer.Options<T, H>,
@@ -840,12 +847,11 @@ describe("ToolLoop.run answers without running", () => {
   it.effect("a deferred approval, decided later: settle puts resume's result in place of the pending answer", () =>
     Effect.gen(function*() {
       wiped = 0
-      const later = ToolHooks.approval({ decide: () => Effect.succeed(ToolHooks.defer) })
-      yield* serve({ tools: ToolSet.make(Wipe, Add), hooks: [later] }, (server) =>
+      yield* serve({ tools: ToolSet.make(Wipe, Add), hooks: [deferEvery] }, (server) =>
         Effect.gen(function*() {
           const first = yield* ToolLoop.run({ tools: server, prompt: "clean up" })
           assert.strictEqual(wiped, 0)
-          const pending = first.toolResults.flatMap((r) => Option.toArray(ToolHooks.pendingApproval(r)))
+          const pending = pendingApprovals(first.toolResults)
           assert.deepStrictEqual(pending.map((p) => p.callId), ["c1"])
           const decided = yield* Effect.forEach(pending, (approval) => server.resume(approval, ToolHooks.approve))
           assert.strictEqual(wiped, 1)
@@ -879,12 +885,11 @@ describe("ToolLoop.run answers without running", () => {
   it.effect("settle replaces the pending answer of its call alone: not another turn's, not a repeat's", () =>
     Effect.gen(function*() {
       wiped = 0
-      const later = ToolHooks.approval({ decide: () => Effect.succeed(ToolHooks.defer) })
-      yield* serve({ tools: ToolSet.make(Wipe, Add), hooks: [later] }, (server) =>
+      yield* serve({ tools: ToolSet.make(Wipe, Add), hooks: [deferEvery] }, (server) =>
         Effect.gen(function*() {
           // Turn 1: `add` answered under the id c1; turn 2: `wipe` deferred, under c1 again, and repeated.
           const first = yield* ToolLoop.run({ tools: server, prompt: "clean up" })
-          const pending = first.toolResults.flatMap((r) => Option.toArray(ToolHooks.pendingApproval(r)))
+          const pending = pendingApprovals(first.toolResults)
           assert.deepStrictEqual(pending.map((p) => [p.callId, p.toolName]), [["c1", "wipe"]])
           const decided = yield* Effect.forEach(pending, (approval) => server.resume(approval, ToolHooks.approve))
           const before = encode(first.transcript)
@@ -915,11 +920,10 @@ describe("ToolLoop.run answers without running", () => {
 
   it.effect("settle refuses a result two pending answers could be for: a reused id, the same tool, two turns", () =>
     Effect.gen(function*() {
-      const later = ToolHooks.approval({ decide: () => Effect.succeed(ToolHooks.defer) })
-      yield* serve({ tools: ToolSet.make(Wipe), hooks: [later] }, (server) =>
+      yield* serve({ tools: ToolSet.make(Wipe), hooks: [deferEvery] }, (server) =>
         Effect.gen(function*() {
           const first = yield* ToolLoop.run({ tools: server, prompt: "clean up" })
-          const pending = first.toolResults.flatMap((r) => Option.toArray(ToolHooks.pendingApproval(r)))
+          const pending = pendingApprovals(first.toolResults)
           assert.deepStrictEqual(pending.map((p) => p.callId), ["c1", "c1"])
           const decided = yield* server.resume(pending[1]!, ToolHooks.approve)
           assert.throws(
