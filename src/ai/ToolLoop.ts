@@ -9,7 +9,7 @@
  * @since 0.1.0
  */
 import { Context, Data, Effect, Option, Predicate, Tracer } from "effect"
-import { type AiError, LanguageModel, Prompt, type Response } from "effect/ai"
+import { AiError, LanguageModel, Prompt, type Response } from "effect/ai"
 import type * as Tool from "../Tool.ts"
 import type * as ToolCall from "../ToolCall.ts"
 import * as ToolExecutionError from "../ToolExecutionError.ts"
@@ -131,6 +131,28 @@ export class MaxTurnsExceeded extends Data.TaggedError("MaxTurnsExceeded")<{
 }> {
   override get message(): string {
     return `the model was still calling tools after ${this.maxTurns} turns`
+  }
+}
+
+/**
+ * The model failed: its `AiError` (a rate limit, a network error, a response the provider package could not read),
+ * at any request of the loop. The transcript is what the failing request was sent, every call of the earlier turns
+ * answered: give it to another run to go on (once the provider is back, say) without running those calls again.
+ *
+ * @category errors
+ */
+export class ModelFailed extends Data.TaggedError("ModelFailed")<{
+  /** The model's failure. */
+  readonly cause: AiError.AiError
+  /** Which request failed: 1 for the first. */
+  readonly turn: number
+  /** The conversation up to the failing request: what it was sent, every call of earlier turns answered. */
+  readonly transcript: Prompt.Prompt
+  /** The result of every call run before the failure, in call order. */
+  readonly toolResults: ReadonlyArray<ToolResult>
+}> {
+  override get message(): string {
+    return `the model failed on request ${this.turn}: ${this.cause.message}`
   }
 }
 
@@ -480,6 +502,23 @@ class Conversation {
     return Effect.flatMapEager(this.model.generateText(new Request(prompt, turn.toolkit)), this.answer)
   }
 
+  /**
+   * The run: the first request once the prompt's decided calls are answered (see {@link begin}), and a failure of the
+   * model, at any request, as {@link ModelFailed}, with the conversation it was sent: nothing the loop ran is lost
+   * with it. (Caught once for the run, not at each request: an answer at hand stays one, see `askWith`.)
+   */
+  run(): Effect.Effect<Result, unknown, unknown> {
+    return Effect.catchIf(this.begin(), AiError.isAiError, (cause) =>
+      Effect.fail(
+        new ModelFailed({
+          cause,
+          turn: this.turns,
+          transcript: Prompt.fromMessages(this.messages),
+          toolResults: this.toolResults
+        })
+      ))
+  }
+
   readonly answer = (response: ModelResponse): Effect.Effect<Result, unknown, unknown> => {
     const calls = appendTurn(this.messages, response.content)
     if (calls.length === 0) {
@@ -620,8 +659,8 @@ class Conversation {
 const start = (checked: Checked): Effect.Effect<Result, unknown, unknown> =>
   Effect.withFiber((fiber) => {
     const program = checked.model !== undefined
-      ? new Conversation(checked, checked.model).begin()
-      : Effect.flatMap(LanguageModel.LanguageModel, (model) => new Conversation(checked, model).begin())
+      ? new Conversation(checked, checked.model).run()
+      : Effect.flatMap(LanguageModel.LanguageModel, (model) => new Conversation(checked, model).run())
     return fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer ? program : Effect.withSpan(program, "ToolLoop.run")
   })
 
@@ -722,7 +761,7 @@ const isSkippedAnswer = (part: Prompt.ToolResultPart): boolean =>
  *   them, and the loop goes on. (The model is asked with effect/ai's `disableToolCallResolution` and deferred tool
  *   call validation, so that such a call never fails the whole response. A provider package parses the model's
  *   argument text itself: one that hands text it cannot parse over as a string gets our `invalid_args` answer; one
- *   that fails the response instead ends the loop with that `AiError`.)
+ *   that fails the response instead ends the loop with {@link ModelFailed}.)
  * - Results go back as effect/ai tool-result parts. A lone JSON value is the part's `result`, which the provider
  *   renders as any structured result; richer outputs are shown through `modelOutput` (effect/ai's `toModelOutput`
  *   parts): text as text, images, audio and files as file parts, by the same mapping as `AiToolkit`. A result that is
@@ -745,7 +784,8 @@ const isSkippedAnswer = (part: Prompt.ToolResultPart): boolean =>
  *   `content-filter`, …) may carry calls cut short: as effect/ai does, none of them runs. Each is answered with a
  *   `skipped` result ("the response was cut off (length); the call was not run"), and the model is asked again.
  * - After `maxTurns` requests that all called tools, it fails with {@link MaxTurnsExceeded}, which carries the
- *   transcript. A failure of the model (an `AiError`) ends it too.
+ *   transcript. A failure of the model (its `AiError`) ends it with {@link ModelFailed}, which carries the
+ *   transcript up to the failing request and every result so far: tools that ran need not run again.
  *
  * Throws a `TypeError`, at the call, for options that cannot work: `maxTurns`, `concurrency` or `topK` that is not a
  * whole number of one or more (`concurrency` may also be `"unbounded"`), a `topK` with a `ToolSet`, `tools` that are
@@ -780,6 +820,6 @@ export const run = <T extends Tools, M extends LanguageModel.LanguageModel | und
   options: Options<T> & { readonly model?: M }
 ): Effect.Effect<
   Result,
-  AiError.AiError | MaxTurnsExceeded | ToolErrors<T>,
+  ModelFailed | MaxTurnsExceeded | ToolErrors<T>,
   Requirements<T> | (M extends LanguageModel.LanguageModel ? never : LanguageModel.LanguageModel)
 > => start(check(options)) as any

@@ -1,6 +1,6 @@
 import { assert, describe, expectTypeOf, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Exit, Option, Schema } from "effect"
-import { AiError, LanguageModel, Prompt, Response } from "effect/ai"
+import { LanguageModel, Prompt, Response } from "effect/ai"
 import {
   Tool,
   ToolEmbedding,
@@ -599,7 +599,7 @@ describe("ToolLoop.run", () => {
       const model = yield* LanguageModel.LanguageModel
       const program = ToolLoop.run({ model, tools: ToolSet.make(Add), prompt: "hi" })
       expectTypeOf<Effect.Services<typeof program>>().toEqualTypeOf<never>()
-      expectTypeOf<Effect.Error<typeof program>>().toEqualTypeOf<AiError.AiError | ToolLoop.MaxTurnsExceeded>()
+      expectTypeOf<Effect.Error<typeof program>>().toEqualTypeOf<ToolLoop.ModelFailed | ToolLoop.MaxTurnsExceeded>()
       assert.strictEqual((yield* program).text, "Hello.")
     }).pipe(Effect.provide(scriptedModel(["Hello."]))))
 
@@ -617,11 +617,45 @@ describe("ToolLoop.run", () => {
       ])
     }).pipe(Effect.provide(scriptedModel([[call("add", { left: 1, right: 1 })], "2"]))))
 
-  it.effect("a failure of the model ends the loop with its AiError", () =>
+  it.effect("a failure of the model ends the loop with ModelFailed: its AiError, and the transcript it was sent", () =>
+    Effect.gen(function*() {
+      let ran = 0
+      const Counted = Tool.make("add", {
+        description: "Add two integers",
+        parameters: Schema.Struct({ left: Schema.Int, right: Schema.Int }),
+        call: ({ left, right }) => Effect.sync(() => (ran++, left + right))
+      })
+      const tools = ToolSet.make(Counted)
+      // The second request fails: the script has one turn.
+      const error = failureOf(
+        yield* Effect.exit(
+          ToolLoop.run({ tools, prompt: "add" }).pipe(
+            Effect.provide(scriptedModel([[call("add", { left: 1, right: 1 }, "c1")]]))
+          )
+        )
+      )
+      assert.instanceOf(error, ToolLoop.ModelFailed)
+      assert.isTrue(isScriptExhausted(error.cause))
+      assert.strictEqual(error.turn, 2)
+      assert.match(error.message, /^the model failed on request 2: /)
+      const sent = [user("add"), assistant(toolCall("c1", "add", { left: 1, right: 1 })), tool(jsonResult("c1", "add", 2))]
+      assert.deepStrictEqual(encode(error.transcript), sent)
+      assert.deepStrictEqual(error.toolResults.map((result) => [result.callId, result.status]), [["c1", "success"]])
+      // Going on from it: the call that ran is not run again.
+      const out = yield* ToolLoop.run({ tools, prompt: error.transcript }).pipe(Effect.provide(scriptedModel(["2"])))
+      assert.strictEqual(out.text, "2")
+      assert.strictEqual(ran, 1)
+      assert.deepStrictEqual(encode(out.transcript), [...sent, assistantText("2")])
+    }))
+
+  it.effect("a failure of the first request is ModelFailed too, with the prompt and no results", () =>
     Effect.gen(function*() {
       const error = failureOf(yield* Effect.exit(ToolLoop.run({ tools: ToolSet.make(Add), prompt: "add" })))
-      assert.isTrue(isScriptExhausted(error))
-    }).pipe(Effect.provide(scriptedModel([[call("add", { left: 1, right: 1 })]]))))
+      assert.instanceOf(error, ToolLoop.ModelFailed)
+      assert.strictEqual(error.turn, 1)
+      assert.deepStrictEqual(encode(error.transcript), [user("add")])
+      assert.deepStrictEqual(error.toolResults, [])
+    }).pipe(Effect.provide(scriptedModel([]))))
 
   it.effect("each run of the Effect is a conversation of its own, also with a model whose answers are at hand", () =>
     Effect.gen(function*() {
@@ -722,7 +756,7 @@ describe("ToolLoop.run", () => {
   it("the errors of a tool server's loop are in its type: a hook's stop, an index that fails", () => {
     const program = Effect.flatMap(Tools, (server) => ToolLoop.run({ tools: server, prompt: "hi" }))
     expectTypeOf<Effect.Error<typeof program>>().toEqualTypeOf<
-      AiError.AiError | ToolLoop.MaxTurnsExceeded | ToolLoop.Stopped | ToolIndex.ToolIndexError
+      ToolLoop.ModelFailed | ToolLoop.MaxTurnsExceeded | ToolLoop.Stopped | ToolIndex.ToolIndexError
     >()
   })
 
