@@ -10,6 +10,9 @@
  * - `isError: true` fails the call with kind `other`, and the model still sees the server's content.
  * - A timeout fails the call with kind `timeout`, and the server is told to cancel (`notifications/cancelled`).
  * - A transport that fails, or a server process that exits, fails the call with kind `provider`, at once.
+ * - It asks for MCP 2025-11-25, and speaks 2025-06-18, 2025-03-26 or 2024-11-05 with a server that answers one of them.
+ * - Over stdio, a line of the server's output that is not a JSON-RPC message (a banner, a log record) is skipped, with a
+ *   warning, instead of ending the connection.
  *
  * It is built on Effect's MCP client (`effect/ai`), with `@effect/platform-node` for the child process.
  *
@@ -30,7 +33,7 @@ import {
   Stream
 } from "effect"
 import { McpClient as EffectMcpClient, type McpClientError, McpProtocol, type McpSchema } from "effect/ai"
-import { FetchHttpClient, HttpClient } from "effect/http"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import * as DynamicTool from "../DynamicTool.ts"
 import type * as Tool from "../Tool.ts"
@@ -41,7 +44,7 @@ import * as ToolSet from "../ToolSet.ts"
 import { bounded } from "../internal/issues.ts"
 import { validatorOf } from "../internal/jsonSchemaValidator.ts"
 import * as McpContent from "./content.ts"
-import { notificationReader } from "./internal/notifications.ts"
+import { serverOutputReader } from "./internal/serverOutput.ts"
 
 const TypeId = "~effect-llm-tools/mcp/McpClient" as const
 
@@ -67,7 +70,10 @@ export interface McpClient {
   readonly [TypeId]: typeof TypeId
   /** Who the server said it is. */
   readonly serverInfo: McpSchema.Implementation | undefined
-  /** The MCP version both sides speak. */
+  /**
+   * The revision of MCP both sides speak: 2025-11-25, or the older one a server answered with (2025-06-18, 2025-03-26
+   * or 2024-11-05).
+   */
   readonly protocolVersion: string
   /** What the server says about using it, for a system prompt. */
   readonly instructions: string | undefined
@@ -173,10 +179,15 @@ const CurrentCapture = Context.Reference<Capture | undefined>("effect-llm-tools/
   defaultValue: () => undefined
 })
 
-const capturing = (inner: EffectMcpClient.Transport): EffectMcpClient.Transport => ({
+const capturing = (inner: EffectMcpClient.Transport, revision: Revision): EffectMcpClient.Transport => ({
   ...inner,
+  protocol: revision.follow(inner.protocol),
   request: (message, tool) =>
-    message.method !== "tools/list" ? inner.request(message, tool) : Effect.gen(function*() {
+    message.method === "initialize"
+      ? Effect.map(inner.request(message, tool), (response) => revision.agree(inner.protocol, response))
+      : message.method !== "tools/list"
+      ? inner.request(message, tool)
+      : Effect.gen(function*() {
       const response = yield* inner.request(message, tool)
       const capture = yield* CurrentCapture
       if (capture === undefined || !("result" in response)) return response
@@ -185,6 +196,81 @@ const capturing = (inner: EffectMcpClient.Transport): EffectMcpClient.Transport 
       return response
     })
 })
+
+// ---------------------------------------------------------------------------
+// The revision spoken
+// ---------------------------------------------------------------------------
+
+/** The revisions before ours that Effect speaks: a server that answers with one of them is spoken to in it. */
+const olderRevisions: ReadonlyMap<string, McpProtocol.AnyProtocolAdapter> = new Map<string, McpProtocol.AnyProtocolAdapter>([
+  ["2025-06-18", McpProtocol.v2025_06_18],
+  ["2025-03-26", McpProtocol.v2025_03_26],
+  ["2024-11-05", McpProtocol.v2024_11_05]
+])
+
+/**
+ * The revision of MCP one connection speaks. The client asks for ours (2025-11-25); a server that does not speak it
+ * answers `initialize` with the revision it prefers, and MCP's lifecycle has the client go on in that revision when it
+ * speaks it too. Effect's client gives up instead (it was told one revision), and Effect has the older revisions'
+ * adapters: the connection's adapter follows the agreed revision (its requests' and results' codecs), the answer is
+ * shown to Effect's client as the revision it asked for, and the HTTP requests that follow carry the agreed one in
+ * their `MCP-Protocol-Version` header (see {@link http}).
+ */
+class Revision {
+  adapter: McpProtocol.AnyProtocolAdapter = McpProtocol.v2025_11_25
+
+  /** The revision agreed on: ours until the server's answer to `initialize` names another one. */
+  get version(): string {
+    return this.adapter.protocolVersion
+  }
+
+  /**
+   * The adapter Effect's client is given: `asked` by its revision, and in all else the adapter of the revision
+   * agreed on. A transport of another revision than ours is left as it is.
+   */
+  follow(asked: EffectMcpClient.Transport["protocol"]): EffectMcpClient.Transport["protocol"] {
+    if (asked.protocolVersion !== McpProtocol.v2025_11_25.protocolVersion) return asked
+    const revision = this
+    return {
+      protocolVersion: asked.protocolVersion,
+      get runtime() {
+        return revision.adapter.runtime
+      },
+      get clientRpcs() {
+        return revision.adapter.clientRpcs
+      },
+      get clientNotificationRpcs() {
+        return revision.adapter.clientNotificationRpcs
+      },
+      get serverRequestRpcs() {
+        return revision.adapter.serverRequestRpcs
+      },
+      get serverNotificationRpcs() {
+        return revision.adapter.serverNotificationRpcs
+      },
+      payloadCodecs: (rpc) => revision.adapter.payloadCodecs(rpc),
+      installHandlers: (core, lifecycle, target) => revision.adapter.installHandlers(core, lifecycle, target),
+      makeReverseClient: (profile) => revision.adapter.makeReverseClient(profile),
+      projectNotification: (notification) => revision.adapter.projectNotification(notification),
+      normalizeCancellation: (payload) => revision.adapter.normalizeCancellation(payload)
+    } as EffectMcpClient.Transport["protocol"]
+  }
+
+  /**
+   * The server's answer to `initialize`: when it names an older revision Effect speaks, that revision is agreed on,
+   * and the answer shown to Effect's client names the one it asked for. Any other answer is left as it came (Effect's
+   * client refuses a revision it cannot speak).
+   */
+  agree(asked: EffectMcpClient.Transport["protocol"], response: McpSchema.JsonRpcResponse): McpSchema.JsonRpcResponse {
+    if (asked.protocolVersion !== McpProtocol.v2025_11_25.protocolVersion || response.error !== undefined) return response
+    const result: unknown = response.result
+    if (!Predicate.isObject(result) || typeof result.protocolVersion !== "string") return response
+    const older = olderRevisions.get(result.protocolVersion)
+    if (older === undefined) return response
+    this.adapter = older
+    return { jsonrpc: response.jsonrpc, id: response.id, result: { ...result, protocolVersion: asked.protocolVersion } }
+  }
+}
 
 // ---------------------------------------------------------------------------
 // Connecting
@@ -210,18 +296,21 @@ const connect = (
   transport: EffectMcpClient.Transport,
   options: ConnectOptions,
   notifications: Stream.Stream<Notification>,
-  pubsub?: PubSub.PubSub<Notification>
+  pubsub?: PubSub.PubSub<Notification>,
+  revision: Revision = new Revision()
 ): Effect.Effect<McpClient, McpClientError.McpClientError, Scope.Scope> =>
   Effect.gen(function*() {
     const client = yield* EffectMcpClient.make({
       name: options.name ?? "effect-llm-tools",
       version: options.version ?? "0.1.0",
       timeout: options.timeout
-    }).pipe(Effect.provideService(EffectMcpClient.Transport, capturing(transport)))
+    }).pipe(Effect.provideService(EffectMcpClient.Transport, capturing(transport, revision)))
     const handle: McpClient = {
       [TypeId]: TypeId,
       serverInfo: client.serverInfo,
-      protocolVersion: client.protocolVersion,
+      protocolVersion: transport.protocol.protocolVersion === client.protocolVersion
+        ? revision.version
+        : client.protocolVersion,
       instructions: client.instructions,
       effectClient: client,
       notifications
@@ -233,7 +322,9 @@ const connect = (
 /**
  * Connects over any of Effect's MCP transports (`effect/ai` `McpClient.Transport`): one of your own, or one made with
  * Effect's constructors and options this module does not offer. {@link stdio} and {@link http} are this, with
- * Effect's transports. The transport must speak MCP 2025-11-25 (`McpProtocol.v2025_11_25`). The server's
+ * Effect's transports. The transport's adapter should be MCP 2025-11-25's (`McpProtocol.v2025_11_25`): the client
+ * then also speaks the older revisions a server may answer with, as {@link stdio} and {@link http} do (an HTTP
+ * transport of your own sends its `MCP-Protocol-Version` header as it was made). The server's
  * notifications cannot come through a transport: give them as `notifications` (see {@link attach}), or the handle
  * has none.
  *
@@ -273,17 +364,26 @@ export const fromTransport = (
   })
 
 /**
- * The lines of the child's stdout that are notifications, published as they pass. Responses (most of the bytes)
- * are left to Effect's client, which drops every notification.
+ * The child's stdout as Effect's client reads it (see `internal/serverOutput.ts`): the lines that are JSON-RPC
+ * messages, their envelopes mended, and the notifications published as they pass (Effect's client drops them). A
+ * line that is not a message (a banner, a log record) is dropped, with a warning, instead of ending the connection.
  */
-const notificationTee = (pubsub: PubSub.PubSub<Notification>) => {
-  const read = notificationReader()
-  return (chunk: Uint8Array) =>
+const readServerOutput = (pubsub: PubSub.PubSub<Notification>) => {
+  const read = serverOutputReader()
+  const encoder = new TextEncoder()
+  return (chunk: Uint8Array): Effect.Effect<Uint8Array> =>
     Effect.suspend(() => {
-      const found = read(chunk)
-      return found.length === 0 ? Effect.void : PubSub.publishAll(pubsub, found)
+      const { dropped, messages, notifications } = read(chunk)
+      const bytes = messages.length === 0 ? empty : encoder.encode(`${messages.join("\n")}\n`)
+      const published = notifications.length === 0 ? Effect.void : PubSub.publishAll(pubsub, notifications)
+      const warned = dropped.length === 0
+        ? Effect.void
+        : Effect.forEach(dropped, (what) => Effect.logWarning(`The MCP server's output held ${what}; it was skipped`))
+      return Effect.as(Effect.andThen(published, warned), bytes)
     })
 }
+
+const empty = new Uint8Array(0)
 
 /**
  * Starts an MCP server as a child process and connects to it over its standard input and output. The child lives
@@ -316,10 +416,12 @@ export const stdio = (
       const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
       const pubsub = yield* PubSub.unbounded<Notification>()
       yield* Effect.addFinalizer(() => PubSub.shutdown(pubsub))
-      const tee = notificationTee(pubsub)
-      const teeing = ChildProcessSpawner.make((command) =>
+      const reading = ChildProcessSpawner.make((command) =>
         Effect.map(spawner.spawn(command), (handle) =>
-          ChildProcessSpawner.makeHandle({ ...handle, stdout: handle.stdout.pipe(Stream.tap(tee)) }))
+          ChildProcessSpawner.makeHandle({
+            ...handle,
+            stdout: handle.stdout.pipe(Stream.mapEffect(readServerOutput(pubsub)))
+          }))
       )
       const command = ChildProcess.make(options.command, [...(options.args ?? [])], {
         ...(options.env === undefined ? {} : { env: options.env }),
@@ -331,7 +433,7 @@ export const stdio = (
         protocol: McpProtocol.v2025_11_25,
         maxMessageBytes: options.maxMessageBytes
       }).pipe(
-        Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, teeing)
+        Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, reading)
       )
       return yield* connect(transport, options, Stream.fromPubSub(pubsub), pubsub)
     })
@@ -365,14 +467,24 @@ export const http = (
 ): Effect.Effect<McpClient, McpClientError.McpClientError, Scope.Scope> =>
   Effect.gen(function*() {
     const given = yield* Effect.serviceOption(HttpClient.HttpClient)
+    const revision = new Revision()
     const open = Effect.gen(function*() {
+      // Effect's transport sets the header once, to the revision asked for: the requests after an older revision was
+      // agreed on carry that one, as MCP's HTTP transport requires.
+      const client = HttpClient.mapRequest(
+        yield* HttpClient.HttpClient,
+        (request) =>
+          revision.adapter === McpProtocol.v2025_11_25
+            ? request
+            : HttpClientRequest.setHeader(request, "mcp-protocol-version", revision.version)
+      )
       const transport = yield* EffectMcpClient.http({
         url: options.url,
         protocol: McpProtocol.v2025_11_25,
         headers: options.headers,
         maxMessageBytes: options.maxMessageBytes
-      })
-      return yield* connect(transport, options, Stream.empty)
+      }).pipe(Effect.provideService(HttpClient.HttpClient, client))
+      return yield* connect(transport, options, Stream.empty, undefined, revision)
     })
     return yield* Option.isSome(given)
       ? Effect.provideService(open, HttpClient.HttpClient, given.value)

@@ -12,6 +12,7 @@ import { Context, Deferred, Effect, Fiber, Layer, Logger, Option, Result, Schedu
 import { McpClient as EffectMcpClient, McpProtocol } from "effect/ai"
 import { ChildProcessSpawner } from "effect/process"
 import { spawn } from "node:child_process"
+import { createServer, type IncomingHttpHeaders } from "node:http"
 import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
 import {
@@ -28,6 +29,8 @@ import { McpClient, McpContent } from "../../src/mcp/index.ts"
 const require = createRequire(import.meta.url)
 const everything = require.resolve("@modelcontextprotocol/server-everything/dist/index.js")
 const peer = fileURLToPath(new URL("../fixtures/mcpClientPeer.ts", import.meta.url))
+const rawPeer = fileURLToPath(new URL("../fixtures/mcpRawPeer.ts", import.meta.url))
+const github = require.resolve("@modelcontextprotocol/server-github/dist/index.js")
 const ourServer = fileURLToPath(new URL("../fixtures/mcpServer.ts", import.meta.url))
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -448,6 +451,127 @@ describe("connecting", () => {
       const result = yield* ToolSet.execute(ToolSet.make(...tools), call("ours_echo", { text: "over http" }))
       assert.deepStrictEqual([result.status, result.output], ["success", ToolOutput.text("over http")])
     }).pipe(Effect.scoped), { timeout: 60_000 })
+})
+
+/** A client of the hand-written peer, answering `initialize` with `revision` (the client's when undefined). */
+const rawClient = (revision?: string, banner = false) =>
+  McpClient.stdio({
+    command: process.execPath,
+    args: ["--import", "tsx", rawPeer, revision ?? "-", ...(banner ? ["banner"] : [])]
+  })
+
+/** Runs `program` with the warnings it logs collected in `warnings`. */
+const collectingWarnings = (warnings: Array<string>) =>
+  Effect.provide(Logger.layer([Logger.make((options) => {
+    if (options.logLevel === "Warn") warnings.push(String(options.message))
+  })]))
+
+describe("servers of older revisions of MCP", () => {
+  for (const revision of ["2025-06-18", "2025-03-26", "2024-11-05"]) {
+    it.live(`a server that answers ${revision} is spoken to in ${revision}: its tools import and run`, () =>
+      Effect.gen(function*() {
+        const client = yield* rawClient(revision)
+        assert.strictEqual(client.protocolVersion, revision)
+        const tools = yield* McpClient.tools(client)
+        assert.deepStrictEqual(tools.map((tool) => tool.name), ["add", "noisy", "extra", "bare_error"])
+        const result = yield* ToolSet.execute(ToolSet.make(...tools), call("add", { left: 1, right: 2 }))
+        assert.deepStrictEqual([result.status, result.output], ["success", ToolOutput.text("3")])
+      }).pipe(Effect.scoped), { timeout: 60_000 })
+  }
+
+  it.live("a server of ours is spoken to in ours; one of a revision Effect does not speak is refused", () =>
+    Effect.gen(function*() {
+      const ours = yield* Effect.scoped(Effect.map(rawClient(), (client) => client.protocolVersion))
+      assert.strictEqual(ours, "2025-11-25")
+      const error = yield* Effect.flip(Effect.scoped(rawClient("2023-01-01")))
+      assert.strictEqual(error.reason._tag, "UnsupportedError")
+    }), { timeout: 60_000 })
+
+  it.live("a published server on 2024-11-05 (server-github, SDK 1.0.1) lists its tools", () =>
+    Effect.gen(function*() {
+      // Listing its tools reaches no network; no tool is called.
+      const client = yield* McpClient.stdio({
+        command: process.execPath,
+        args: [github],
+        env: { GITHUB_PERSONAL_ACCESS_TOKEN: "unused" },
+        extendEnv: true
+      })
+      assert.strictEqual(client.protocolVersion, "2024-11-05")
+      const tools = yield* McpClient.tools(client)
+      assert.isAbove(tools.length, 20)
+      assert.isTrue(tools.some((tool) => tool.name === "create_issue"))
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+
+  it.live("over Streamable HTTP, the requests after the handshake carry the revision agreed on", () =>
+    Effect.gen(function*() {
+      const seen: Array<{ readonly method: string; readonly headers: IncomingHttpHeaders }> = []
+      const port = yield* Effect.acquireRelease(
+        Effect.promise(() =>
+          new Promise<{ readonly port: number; readonly close: () => void }>((resolve) => {
+            const server = createServer((request, response) => {
+              if (request.method !== "POST") return response.writeHead(405).end()
+              let body = ""
+              request.on("data", (chunk: Buffer) => (body += chunk.toString()))
+              request.on("end", () => {
+                const message = JSON.parse(body)
+                seen.push({ method: message.method, headers: request.headers })
+                if (message.id === undefined) return response.writeHead(202).end()
+                const result = message.method === "initialize"
+                  ? { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "h", version: "1" } }
+                  : message.method === "tools/list"
+                  ? { tools: [{ name: "ping", inputSchema: { type: "object" } }] }
+                  : { content: [{ type: "text", text: "pong" }] }
+                response.writeHead(200, { "content-type": "application/json", "mcp-session-id": "s1" })
+                response.end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }))
+              })
+            })
+            server.listen(0, "127.0.0.1", () => {
+              const address = server.address()
+              resolve({ port: typeof address === "object" && address !== null ? address.port : 0, close: () => server.close() })
+            })
+          })
+        ),
+        (server) => Effect.sync(server.close)
+      ).pipe(Effect.map((server) => server.port))
+      const client = yield* McpClient.http({ url: `http://127.0.0.1:${port}/mcp` })
+      assert.strictEqual(client.protocolVersion, "2025-06-18")
+      const tools = yield* McpClient.tools(client)
+      const result = yield* ToolSet.execute(ToolSet.make(...tools), call("ping", {}))
+      assert.deepStrictEqual([result.status, result.output], ["success", ToolOutput.text("pong")])
+      assert.deepStrictEqual(
+        seen.map(({ headers, method }) => [method, headers["mcp-protocol-version"]]),
+        [
+          ["initialize", "2025-11-25"],
+          ["notifications/initialized", "2025-06-18"],
+          ["tools/list", "2025-06-18"],
+          ["tools/call", "2025-06-18"]
+        ]
+      )
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+})
+
+describe("a server whose output is not all JSON-RPC, as real servers write it", () => {
+  it.live("a banner, log lines, extra members and an error without its message are read past, with warnings", () =>
+    Effect.gen(function*() {
+      const warnings: Array<string> = []
+      const results = yield* Effect.gen(function*() {
+        const set = ToolSet.make(...(yield* McpClient.tools(yield* rawClient(undefined, true))))
+        return yield* Effect.forEach(["noisy", "extra", "bare_error", "add"], (name) =>
+          ToolSet.execute(set, call(name, name === "add" ? { left: 2, right: 2 } : {})))
+      }).pipe(Effect.scoped, collectingWarnings(warnings))
+      assert.deepStrictEqual(results.map((result) => [result.status, result.output.toString()]), [
+        ["success", "quiet now"],
+        ["success", "extra"],
+        ["error", "the tool provider failed"],
+        ["success", "4"]
+      ])
+      assert.deepStrictEqual(warnings, [
+        "The MCP server's output held a line that is not JSON: \"raw peer 1.0 listening on stdio\"; it was skipped",
+        "The MCP server's output held a line that is not JSON: \"calling noisy…\"; it was skipped",
+        "The MCP server's output held a line that is not a JSON-RPC message: " +
+        "\"{\\\"level\\\":\\\"info\\\",\\\"msg\\\":\\\"noisy was called\\\"}\"; it was skipped"
+      ])
+    }), { timeout: 60_000 })
 })
 
 /** Starts our server's fixture on a free port of 127.0.0.1 for the scope, and gives the port. */

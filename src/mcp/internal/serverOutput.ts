@@ -1,0 +1,136 @@
+/**
+ * An MCP server's standard output, read on its way to Effect's client: the notifications it holds (which Effect's
+ * client drops), and the lines Effect's client can read.
+ *
+ * MCP's stdio transport allows nothing but JSON-RPC messages on the server's output, and Effect's client fails the
+ * whole connection on the first line that is not one. Servers print banners and log records there all the same, and
+ * answer with members JSON-RPC does not have, or an error without its message: the official SDK's client skips what
+ * it cannot read and goes on. So does this reader: a line that is not a JSON-RPC message is dropped (and said to the
+ * host's logs), and a message with extra or broken envelope members reaches Effect's client with the envelope JSON-RPC
+ * defines, and what it meant.
+ *
+ * @internal
+ */
+import { Predicate } from "effect"
+import type { Notification } from "../McpClient.ts"
+import { lineReader } from "./lines.ts"
+
+/** What one chunk of the output completes. */
+export interface Read {
+  /** The notifications among the lines, in order. */
+  readonly notifications: Array<Notification>
+  /** The lines to pass on, each a JSON-RPC message as Effect's client reads them, in order. */
+  readonly messages: Array<string>
+  /** Why each line that was dropped was, with the start of the line, for the host's logs. */
+  readonly dropped: Array<string>
+}
+
+/**
+ * A reader of one server's output: given each chunk as it comes, it answers what the lines the chunk completes hold.
+ * Lines may be cut anywhere, UTF-8 characters too (see {@link lineReader}).
+ */
+export const serverOutputReader = (): (chunk: Uint8Array) => Read => {
+  const lines = lineReader()
+  return (chunk) => {
+    const read: Read = { notifications: [], messages: [], dropped: [] }
+    for (const line of lines.read(chunk)) readLine(line, read)
+    return read
+  }
+}
+
+const excerpt = (line: string): string => {
+  const start = line.length > 80 ? `${line.slice(0, 80)}…` : line
+  return JSON.stringify(start)
+}
+
+const isRequestId = (id: unknown): id is string | number => typeof id === "string" || typeof id === "number"
+
+/** The members of each kind of message, as Effect's client reads them. */
+const requestKeys = new Set(["jsonrpc", "id", "method", "params"])
+const notificationKeys = new Set(["jsonrpc", "method", "params"])
+const resultKeys = new Set(["jsonrpc", "id", "result"])
+const errorKeys = new Set(["jsonrpc", "id", "error"])
+
+const onlyKeys = (value: Record<string, unknown>, keys: ReadonlySet<string>): boolean => {
+  for (const key in value) if (!keys.has(key)) return false
+  return true
+}
+
+const readLine = (line: string, read: Read): void => {
+  if (line.trim() === "") return
+  let message: unknown
+  try {
+    message = JSON.parse(line)
+  } catch {
+    read.dropped.push(`a line that is not JSON: ${excerpt(line)}`)
+    return
+  }
+  if (!Predicate.isObject(message) || Array.isArray(message) || message.jsonrpc !== "2.0") {
+    read.dropped.push(`a line that is not a JSON-RPC message: ${excerpt(line)}`)
+    return
+  }
+  const cleaned = envelopeOf(message)
+  if (cleaned === undefined) {
+    read.dropped.push(`a JSON-RPC message that is neither a request, a notification nor a response: ${excerpt(line)}`)
+    return
+  }
+  if (cleaned.kind === "notification") {
+    const params = cleaned.message.params
+    read.notifications.push(
+      params === undefined ? { method: cleaned.message.method as string } : { method: cleaned.message.method as string, params }
+    )
+  }
+  read.messages.push(cleaned.message === message ? line : JSON.stringify(cleaned.message))
+}
+
+/**
+ * The message with the envelope Effect's client reads: itself when it has it, a copy with what it meant otherwise
+ * (extra members left out, `params` that are not an object left out, an error without a code or a message given
+ * JSON-RPC's internal error code or a message saying so), or nothing when it is no message at all.
+ */
+const envelopeOf = (
+  message: Record<string, unknown>
+): { readonly kind: "request" | "notification" | "response"; readonly message: Record<string, unknown> } | undefined => {
+  if (typeof message.method === "string") {
+    const params = message.params === undefined || isObject(message.params) ? message.params : undefined
+    if ("id" in message) {
+      if (!isRequestId(message.id)) return undefined
+      return onlyKeys(message, requestKeys) && params === message.params
+        ? { kind: "request", message }
+        : { kind: "request", message: withParams({ jsonrpc: "2.0", id: message.id, method: message.method }, params) }
+    }
+    return onlyKeys(message, notificationKeys) && params === message.params
+      ? { kind: "notification", message }
+      : { kind: "notification", message: withParams({ jsonrpc: "2.0", method: message.method }, params) }
+  }
+  if ("result" in message) {
+    if (!isRequestId(message.id)) return undefined
+    return onlyKeys(message, resultKeys)
+      ? { kind: "response", message }
+      : { kind: "response", message: { jsonrpc: "2.0", id: message.id, result: message.result } }
+  }
+  if (!("error" in message) || !(message.id === undefined || message.id === null || isRequestId(message.id))) {
+    return undefined
+  }
+  const error = isObject(message.error) ? message.error : {}
+  const code = Number.isSafeInteger(error.code) ? error.code : -32603
+  const text = typeof error.message === "string" ? error.message : "the server's error had no message"
+  if (
+    onlyKeys(message, errorKeys) && code === error.code && text === error.message &&
+    onlyKeys(error, errorMemberKeys)
+  ) return { kind: "response", message }
+  const cleaned: Record<string, unknown> = { jsonrpc: "2.0" }
+  if (message.id !== undefined) cleaned.id = message.id
+  cleaned.error = error.data === undefined ? { code, message: text } : { code, message: text, data: error.data }
+  return { kind: "response", message: cleaned }
+}
+
+const errorMemberKeys = new Set(["code", "message", "data"])
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  Predicate.isObject(value) && !Array.isArray(value)
+
+const withParams = (message: Record<string, unknown>, params: unknown): Record<string, unknown> => {
+  if (params !== undefined) message.params = params
+  return message
+}
