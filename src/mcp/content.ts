@@ -421,21 +421,6 @@ const readResource = (
   }
 }
 
-/** Structural equality of two JSON-shaped values (the wire form of a block). */
-const sameJson = (a: unknown, b: unknown): boolean => {
-  if (a === b) return true
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
-  if (Array.isArray(a) !== Array.isArray(b)) return false
-  const keysA = Object.keys(a)
-  const keysB = Object.keys(b)
-  if (keysA.length !== keysB.length) return false
-  for (const key of keysA) {
-    if (!Object.hasOwn(b, key)) return false
-    if (!sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false
-  }
-  return true
-}
-
 const plain: Note = {}
 
 /**
@@ -473,8 +458,8 @@ const fromMcpBlock = (wire: McpContent, meta: ToolResultContent.Meta | undefined
  * | `resource_link` | ResourceLink |
  *
  * Annotations and `_meta` are kept (as `annotations` and `meta`; a resource's own `_meta` as `resourceMeta`).
- * `structuredContent` becomes a Json block: it takes the place of the text block whose text is exactly its JSON
- * (`JSON.stringify`), and is added after the content when there is none. Checking it against the tool's output
+ * `structuredContent` becomes a Json block: it takes the place of the text block whose text is its JSON, however
+ * written (compact, indented, with spaces after the separators), and is added after the content when there is none. Checking it against the tool's output
  * schema is the caller's part. Empty content, with no `structuredContent`, reads as one empty Text block: an output
  * always has a block.
  *
@@ -547,10 +532,9 @@ const readContent = (
       return Result.fail(new McpContentError({ message: `structuredContent is not JSON: ${issueText(checked.failure)}` }))
     }
     const value = checked.success
-    const json = JSON.stringify(value)
     const at = blocks.findIndex((block) =>
       block._tag === "Text" && block.uri === undefined && block.mediaType === undefined &&
-      block.resourceMeta === undefined && block.text === json
+      block.resourceMeta === undefined && isJsonOf(block.text, value)
     )
     if (at < 0) blocks.push(new ToolResultContent.Json({ value }))
     else {
@@ -563,6 +547,44 @@ const readContent = (
   }
   const [first, ...rest] = blocks
   return Result.succeed(ToolOutput.content(first === undefined ? [ToolResultContent.text("")] : [first, ...rest]))
+}
+
+/**
+ * Whether `text` is the JSON of `value`, however it was written: compact (`JSON.stringify`), indented (as the reference
+ * servers write it, `JSON.stringify(value, null, 2)`), with spaces after the separators (Python's `json.dumps`).
+ */
+const isJsonOf = (text: string, value: Schema.Json): boolean => {
+  const compact = JSON.stringify(value)
+  if (text === compact) return true
+  // Text shorter than the compact form cannot hold the same value; only JSON-looking text is parsed.
+  const start = text.trimStart()[0]
+  if (text.length < compact.length || (start !== "{" && start !== "[" && start !== "\"")) return false
+  try {
+    return sameJson(JSON.parse(text), value)
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Whether two JSON values are equal (a block's wire form, a structured result): the same scalars, arrays of equal
+ * items, objects of the same keys and values. Iterative: text parsed from a server may nest deep.
+ */
+const sameJson = (left: unknown, right: unknown): boolean => {
+  const pending: Array<readonly [unknown, unknown]> = [[left, right]]
+  while (pending.length > 0) {
+    const [a, b] = pending.pop()!
+    if (a === b) continue
+    if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
+    if (Array.isArray(a) !== Array.isArray(b)) return false
+    const keys = Object.keys(a)
+    if (keys.length !== Object.keys(b).length) return false
+    for (const key of keys) {
+      if (!Object.hasOwn(b, key)) return false
+      pending.push([(a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]])
+    }
+  }
+  return true
 }
 
 /** A schema issue as one line. */

@@ -341,12 +341,28 @@ describe("mcp/content", () => {
       ])))
     })
 
-    it("keeps a text that is the same value in other JSON text, and adds the Json block after the content", () => {
-      const output = read([{ type: "text", text: "{ \"t\": 21 }" }], { t: 21 })
-      assert.deepStrictEqual(
-        comparable(output),
-        comparable(ToolOutput.content([ToolResultContent.text("{ \"t\": 21 }"), ToolResultContent.json({ t: 21 })]))
-      )
+    it("takes the place of its JSON however written: indented (the reference servers), spaced (Python's json.dumps)", () => {
+      const value = { t: 21, tags: ["a", "b"], nested: { ok: true, none: null } }
+      for (
+        const text of [JSON.stringify(value, null, 2), "{\"t\": 21, \"tags\": [\"a\", \"b\"], \"nested\": {\"ok\": true, \"none\": null}}"]
+      ) {
+        const output = read([{ type: "text", text: "before" }, { type: "text", text }], value)
+        assert.deepStrictEqual(
+          comparable(output),
+          comparable(ToolOutput.content([ToolResultContent.text("before"), ToolResultContent.json(value)]))
+        )
+      }
+    })
+
+    it("keeps a text that is other JSON, or not JSON, and adds the Json block after the content", () => {
+      for (const text of ["{ \"t\": 22 }", "{ \"t\": 21, \"u\": 1 }", "[21]", "{ \"t\": 21 ", "t is 21"]) {
+        const output = read([{ type: "text", text }], { t: 21 })
+        assert.deepStrictEqual(
+          comparable(output),
+          comparable(ToolOutput.content([ToolResultContent.text(text), ToolResultContent.json({ t: 21 })])),
+          text
+        )
+      }
     })
 
     it("gives one Json block when the content is empty", () => {
