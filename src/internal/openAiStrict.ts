@@ -16,7 +16,8 @@
  * as `prefixItems`, `dependencies`, …) are refused with a {@link StrictSchemaError}, and so are nodes that accept any
  * value (`{}`, from `Schema.Unknown` or `Schema.Json`), arrays without `items`, a `required` key that `properties`
  * does not declare, and schemas past OpenAI's documented limits (nesting, properties, enum values, text length). A
- * `$ref` with keywords beside it, which OpenAI refuses, is inlined, merged with them, where that is exact.
+ * `$ref` with keywords beside it, which OpenAI refuses, is inlined, merged with them, where that is exact. At the top
+ * of the parameters, `not`, `enum` and `const`, which OpenAI refuses there in any mode, are left out instead.
  */
 import { Predicate, Result } from "effect"
 import type * as ToolCall from "../ToolCall.ts"
@@ -29,9 +30,11 @@ import {
   definitionsOf,
   type InvalidToolNameError,
   lowerParameters,
+  type NonObjectParametersError,
   offer,
   type TopLevelUnionError,
-  type Tools
+  type Tools,
+  withoutTopConstraints
 } from "./providerContent.ts"
 import {
   escapePointer,
@@ -45,7 +48,7 @@ import {
 } from "./strictSchema.ts"
 
 export { StrictSchemaError }
-export type { InvalidToolNameError, TopLevelUnionError }
+export type { InvalidToolNameError, NonObjectParametersError, TopLevelUnionError }
 
 /**
  * Options of both OpenAI adapters' `definitions` (and of their `toolCalls`, which must be told the same).
@@ -53,10 +56,12 @@ export type { InvalidToolNameError, TopLevelUnionError }
  * A strict tool's parameters are compiled into OpenAI's strict subset: every property required, optional ones with a
  * `null` alternative, `additionalProperties: false`, value-only keywords (`minLength`, `uniqueItems`, …) removed —
  * dispatch still checks them with the tool's Schema. A `$ref` with keywords beside it (pydantic's described fields)
- * is inlined, merged with them. A schema strict mode cannot express (`allOf`, `not`, `dependencies`, records, tuples,
- * untyped values such as `Schema.Unknown`, arrays without `items`, a `required` key that `properties` does not
- * declare, more than OpenAI's documented limits of 10 levels of objects, 5,000 properties or 1,000 enum values, …)
- * fails the whole list with a {@link StrictSchemaError}, at definition time rather than as a 400 from the API.
+ * is inlined, merged with them. A schema strict mode cannot express (`allOf`, `not` below the top, `dependencies`,
+ * records, tuples, untyped values such as `Schema.Unknown`, arrays without `items`, a `required` key that
+ * `properties` does not declare, more than OpenAI's documented limits of 10 levels of objects, 5,000 properties or
+ * 1,000 enum values, …) fails the whole list with a {@link StrictSchemaError}, at definition time rather than as a
+ * 400 from the API. At the top, `not`, `enum` and `const`, which OpenAI refuses there strict or not, are left out of
+ * the schema offered: they only narrow which argument objects are valid, and dispatch still checks them.
  * `definitions` returns a `Result`: pure, usable without a runtime; `Effect.fromResult` lifts it into an Effect.
  *
  * @example
@@ -92,7 +97,7 @@ export interface OfferedTool {
 }
 
 /** What both OpenAI adapters' `definitions` fail with. */
-export type DefinitionsError = StrictSchemaError | InvalidToolNameError | TopLevelUnionError
+export type DefinitionsError = StrictSchemaError | InvalidToolNameError | NonObjectParametersError | TopLevelUnionError
 
 /**
  * The tools of a request, in order, with names checked, a top-level union lowered to one object, and the parameters
@@ -371,12 +376,13 @@ const compileInlined = (
 /**
  * The strict form of a definition's parameters, with its plan. Compiled once per definition. A top-level union is
  * compiled in its lowered form (one object, see `lowerParameters`), and each of its branches as if it had been
- * offered alone, for the read-back to tell which one a value belongs to.
+ * offered alone, for the read-back to tell which one a value belongs to. The `not`, `enum` and `const` OpenAI
+ * refuses at the top are left out (see `withoutTopConstraints`): dispatch still checks them.
  */
 export const compile = strictCompiler("OpenAI strict mode", (definition): Compiled => {
   const lowered = lowerParameters(definition)
   if (Result.isFailure(lowered)) throw new Refusal("", lowered.failure.keyword, lowered.failure.reason)
-  const root = lowered.success.parameters
+  const root = withoutTopConstraints(lowered.success.parameters)
   if (root.type !== "object") throw new Refusal("", "type", "the parameters schema must be an object")
   const { $defs, ...rest } = root
   const context: Context = { root, inlining: new Set() }

@@ -149,6 +149,57 @@ const refuseEntry = (entry: unknown, provider: Provider): InvalidToolNameError =
   })
 }
 
+/**
+ * A tool's parameters are not an object schema: their `type` at the top is another (`"string"`, say). Tool arguments
+ * are always a JSON object, so no call of such a tool could ever be valid; rather than offer it (OpenAI and Gemini
+ * would refuse it, or the model could only call it in vain), every adapter refuses it. It names the tool and the
+ * type. The same class in every adapter.
+ */
+export class NonObjectParametersError extends Data.TaggedError("NonObjectParametersError")<{
+  readonly toolName: string
+  readonly provider: Provider
+  /** The `type` at the top of the parameters, as JSON text (`"string"`, `["string","null"]`), at most 64 characters. */
+  readonly type: string
+  readonly message: string
+}> {}
+
+/** The refusal of a definition whose parameters are not an object at the top, or `undefined` when they are one. */
+const checkObjectRoot = (
+  definition: ToolDefinition.ToolDefinition,
+  provider: Provider
+): NonObjectParametersError | undefined => {
+  // `ToolDefinition.make` gives `type: "object"` to a root without a type, or whose type lists "object": any other
+  // type accepts no JSON object.
+  const type = field(definition.parameters, "type")
+  if (type === "object") return undefined
+  const shownType = bounded(shown(type))
+  return new NonObjectParametersError({
+    toolName: definition.name,
+    provider,
+    type: shownType,
+    message: `tool \`${definition.name}\`: its parameters are of type ${shownType}, not an object: tool arguments ` +
+      "are always a JSON object, so no call of it could be valid"
+  })
+}
+
+// Keywords at the top of the parameters that OpenAI refuses there, strict or not ("schema must have type 'object'
+// and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level"; newer wording adds 'const'), beside the
+// unions and intersections that are lowered. At the top they only narrow which argument objects are valid, and
+// dispatch validates every call's arguments against the tool's own schema: the schema offered may leave them out.
+const topConstraints: ReadonlyArray<string> = ["not", "enum", "const"]
+
+/**
+ * The parameters without `not`, `enum` and `const` at the top, for the providers and modes that refuse them there
+ * (OpenAI, strict or not; Anthropic's strict tool use; Gemini's Schema subset): a looser object schema, since
+ * dispatch still checks the arguments against the tool's own. The parameters themselves when they have none of them.
+ */
+export const withoutTopConstraints = (parameters: JsonSchema): JsonSchema => {
+  if (!topConstraints.some((keyword) => Object.hasOwn(parameters, keyword))) return parameters
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(parameters)) if (!topConstraints.includes(key)) defineField(out, key, value)
+  return out
+}
+
 /** A definition as an adapter offers it: its own fields, with parameters every provider takes at the top. */
 export interface Offered {
   readonly definition: ToolDefinition.ToolDefinition
@@ -157,19 +208,21 @@ export interface Offered {
 }
 
 /**
- * The definitions of `tools`, each checked against `provider`'s name rule and with a top-level union lowered to one
- * object (see {@link lowerParameters}). The first refusal fails the whole list: a request with one bad tool is
- * refused whole by every provider.
+ * The definitions of `tools`, each checked against `provider`'s name rule, refused when its parameters are not an
+ * object at the top (see {@link NonObjectParametersError}), and with a top-level union lowered to one object (see
+ * {@link lowerParameters}); for OpenAI, without the `not`, `enum` and `const` it refuses at the top (see
+ * {@link withoutTopConstraints}). The first refusal fails the whole list: a request with one bad tool is refused
+ * whole by every provider.
  */
 export const offer = (
   tools: Tools,
   provider: Provider
-): Result.Result<Array<Offered>, InvalidToolNameError | TopLevelUnionError> => {
+): Result.Result<Array<Offered>, InvalidToolNameError | NonObjectParametersError | TopLevelUnionError> => {
   const { definitions, refused } = readTools(tools)
   if (refused.length > 0) return Result.fail(refuseEntry(refused[0], provider))
   const out: Array<Offered> = []
   for (const definition of definitions) {
-    const refused = checkName(definition.name, provider)
+    const refused = checkName(definition.name, provider) ?? checkObjectRoot(definition, provider)
     if (refused !== undefined) return Result.fail(refused)
     const lowered = lowerParameters(definition)
     if (Result.isFailure(lowered)) {
@@ -185,7 +238,8 @@ export const offer = (
         })
       )
     }
-    out.push({ definition, parameters: lowered.success.parameters })
+    const { parameters } = lowered.success
+    out.push({ definition, parameters: provider === "OpenAI" ? withoutTopConstraints(parameters) : parameters })
   }
   return Result.succeed(out)
 }
@@ -289,9 +343,9 @@ const loweredCache = new WeakMap<ToolDefinition.ToolDefinition, Result.Result<Lo
  * The parameters of a definition as every provider takes them at the top: one object schema. Anthropic refuses
  * `anyOf`, `oneOf` and `allOf` at the top of `input_schema` ("input_schema does not support oneOf, allOf, or anyOf at
  * the top level"); OpenAI refuses them in Chat Completions and Responses, strict or not ("schema must have type
- * 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level"); Gemini's `parametersJsonSchema`
- * "must describe an object where the properties are the parameters", and its Schema subset (`parameters`) is a map
- * of named parameters.
+ * 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level"; the `enum`, `not` and `const` it
+ * also refuses there are left out by {@link offer}); Gemini's `parametersJsonSchema` "must describe an object where
+ * the properties are the parameters", and its Schema subset (`parameters`) is a map of named parameters.
  *
  * A union of objects is offered as one looser object, since dispatch validates the arguments against the tool's own
  * Schema anyway: the union of the branches' properties (a property of several branches with different schemas
@@ -339,7 +393,8 @@ const lower = (given: JsonSchema): Result.Result<Lowered, LoweringFailure> => {
     type: _type,
     ...rest
   } = root
-  const found = objectBranches({ anyOf: root.anyOf ?? root.oneOf }, defs, "", 0)
+  // Under the keyword the schema has, so that a failure names the branch where it is (`/oneOf/1`).
+  const found = objectBranches({ [keyword]: root[keyword] }, defs, "", 0)
   if (Result.isFailure(found)) return union(found.failure)
   if (found.success.length === 0) return union("the union has no branches")
   // Properties stated beside the union hold in every branch.

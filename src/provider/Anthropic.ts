@@ -44,6 +44,7 @@ import {
   imageMediaType,
   type InvalidToolNameError,
   isImageMediaType,
+  type NonObjectParametersError,
   offer,
   prefixParts,
   readResult,
@@ -51,7 +52,8 @@ import {
   statusPrefix,
   type TopLevelUnionError,
   type Tools,
-  unreadable
+  unreadable,
+  withoutTopConstraints
 } from "../internal/providerContent.ts"
 import type { JsonSchema } from "../internal/jsonSchema.ts"
 import type * as ToolCall from "../ToolCall.ts"
@@ -109,31 +111,35 @@ export { StrictSchemaError } from "../internal/strictSchema.ts"
 
 /**
  * What {@link definitions} fails with for a tool name Anthropic refuses (it must match `^[a-zA-Z0-9_-]{1,64}$`),
- * and for parameters that are a union no single object can stand for (shared by every adapter).
+ * for parameters whose type at the top is not an object, and for parameters that are a union no single object can
+ * stand for (shared by every adapter).
  *
  * @category errors
  */
-export { InvalidToolNameError, TopLevelUnionError } from "../internal/providerContent.ts"
+export { InvalidToolNameError, NonObjectParametersError, TopLevelUnionError } from "../internal/providerContent.ts"
 
 /**
  * Everything {@link definitions} can fail with.
  *
  * @category errors
  */
-export type DefinitionsError = StrictSchemaError | InvalidToolNameError | TopLevelUnionError
+export type DefinitionsError = StrictSchemaError | InvalidToolNameError | NonObjectParametersError | TopLevelUnionError
 
 /**
  * The request's `tools` for a set (or any list of tools and definitions), in order. The `strict` annotation of a
  * tool (or the `strict` option, for all tools) becomes `strict`. A tool that is not strict gets its parameters JSON
  * Schema as it is.
  *
- * Fails with {@link InvalidToolNameError} for a name Anthropic refuses. Parameters that are a union of objects are
+ * Fails with {@link InvalidToolNameError} for a name Anthropic refuses, and with {@link NonObjectParametersError}
+ * for parameters whose `type` at the top is not `"object"` (`{"type": "string"}`): arguments are always a JSON
+ * object, so such a tool could never be called with valid ones. Parameters that are a union of objects are
  * offered as one object, since Anthropic refuses `anyOf`, `oneOf` and `allOf` at the top of `input_schema`
  * ("input_schema does not support oneOf, allOf, or anyOf at the top level"): every branch's properties, only the
  * keys all branches require required, `additionalProperties: false` only when every branch says so, and the
  * branches listed in its description; dispatch still checks the arguments against the tool's own Schema. A union
  * with a branch that is not an object fails with {@link TopLevelUnionError}, and so does an `allOf` at the top that
- * the definition could not merge into one object exactly (see `ToolDefinition.make`).
+ * the definition could not merge into one object exactly (see `ToolDefinition.make`). `not`, `enum` and `const` at
+ * the top, which Anthropic takes there, are kept, except for strict tools (below).
  *
  * A strict tool's schema is compiled into the JSON Schema subset of Anthropic's structured outputs ("JSON Schema
  * limitations" in Anthropic's structured outputs guide): every object gets `additionalProperties: false`; the value
@@ -146,7 +152,9 @@ export type DefinitionsError = StrictSchemaError | InvalidToolNameError | TopLev
  * `required` key that `properties` does not declare (every object being closed, it could never be sent), and the
  * keywords that change the shape of the data (tuples as `prefixItems`, `not`, `if`/`then`/`else`,
  * `patternProperties`, `propertyNames`, `dependentSchemas`/`dependentRequired` and draft-07's `dependencies`,
- * `contains`, `unevaluated*`). `oneOf` is sent as `anyOf`.
+ * `contains`, `unevaluated*`). `oneOf` is sent as `anyOf`. At the top of the parameters, `not`, `enum` and `const`
+ * are left out rather than refused, as OpenAI's adapters do: there they only narrow which argument objects are
+ * valid, which dispatch checks with the tool's own Schema.
  *
  * @example
  * ```ts
@@ -327,7 +335,8 @@ const lowered = (definition: ToolDefinition.ToolDefinition, parameters: JsonSche
 
 /** A strict definition's `input_schema`, compiled once per definition. */
 const compileStrict = strictCompiler("Anthropic strict tool use", (definition): InputSchema => {
-  const root = definition.parameters
+  // A `not` (or an enum of objects) at the top would be refused, and dispatch checks what they say anyway.
+  const root = withoutTopConstraints(definition.parameters)
   const input_schema: Record<string, unknown> = { ...compileNode(root, "", new Set()), type: "object" }
   // Each definition's references, to refuse recursion: a schema that reaches itself through `$ref`.
   const edges = new Map<string, ReadonlySet<string>>()
@@ -391,8 +400,10 @@ export interface ContentBlock {
  * The tool calls in an assistant message's content: one `ToolCall` per `tool_use` block, in order. Never throws,
  * whatever the content holds (a stored transcript, a proxy whose reads throw): a block without a name becomes a call
  * to the tool `""` (dispatch reports `not_found`), a missing `input` becomes `{}` and any other `input` is passed as
- * it is: dispatch reads `null` as `{}`, as it reads empty arguments, and reports `invalid_args` for anything else
- * that is not an object. A block without an id gets `tool_use_<index>` (or the first
+ * it is, for dispatch to read as it reads any call's arguments: `null` as `{}`; a string as the arguments' JSON text
+ * (what the `input_json_delta`s of a stream join to), so `"{\"a\":1}"` runs the tool with `{ a: 1 }`, empty text is
+ * `{}`, and text that is not JSON of an object is `invalid_args`; any other value that is not an object (a number,
+ * an array) is `invalid_args`. A block without an id gets `tool_use_<index>` (or the first
  * `tool_use_<index>_<n>` no other block of the turn uses), so every call gets its own result. A field that cannot be
  * read is `""`; a block whose type cannot be read is not a call.
  *

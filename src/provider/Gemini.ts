@@ -40,11 +40,13 @@ import {
   field,
   imageMediaType,
   InvalidToolNameError,
+  NonObjectParametersError,
   offer,
   readResult,
   TopLevelUnionError,
   type Tools,
-  unreadable
+  unreadable,
+  withoutTopConstraints
 } from "../internal/providerContent.ts"
 import type * as ToolCall from "../ToolCall.ts"
 import type { ToolResult } from "../ToolResult.ts"
@@ -223,7 +225,12 @@ const compile = (input: unknown, path: string): Schema => {
     }
     out.enum = [...node.enum]
   }
-  if (type === "ARRAY" && node.items !== undefined) {
+  if (type === "ARRAY") {
+    // Gemini refuses an ARRAY without items ("items: missing field"); an array of any value has no subset form, as
+    // `items: {}` has none.
+    if (node.items === undefined) {
+      throw new Unsupported(path, "an array without `items` (items of any value) is not supported")
+    }
     if (Array.isArray(node.items)) throw new Unsupported(pointer(path, "items"), "tuples are not supported")
     out.items = compile(node.items, pointer(path, "items"))
   }
@@ -294,8 +301,8 @@ const typeOf = (node: Node, path: string): Type => {
  * `format` (the ones Gemini documents), `pattern`, bounds and `default`. Keywords that only tighten what dispatch
  * validates anyway (`additionalProperties: false`, `multipleOf`, …) are dropped; anything that changes the shape
  * of valid values and has no equivalent (references, tuples, records, non-string enums, `not`, conditionals,
- * `dependentSchemas` or `dependencies` with schemas, an untyped schema, a `required` key that `properties` does not
- * declare) fails with {@link UnsupportedSchemaError}.
+ * `dependentSchemas` or `dependencies` with schemas, an untyped schema, an array without `items`, a `required` key
+ * that `properties` does not declare) fails with {@link UnsupportedSchemaError}.
  *
  * @example
  * ```ts
@@ -368,12 +375,12 @@ export interface DefinitionsOptions {
 
 /**
  * What {@link definitions} fails with for a tool name Gemini refuses (it must start with a letter or an underscore
- * and hold at most 128 of a-z, A-Z, 0-9, `_`, `.`, `:` and `-`), and for parameters that are a union no single
- * object can stand for (shared by every adapter).
+ * and hold at most 128 of a-z, A-Z, 0-9, `_`, `.`, `:` and `-`), for parameters whose type at the top is not an
+ * object, and for parameters that are a union no single object can stand for (shared by every adapter).
  *
  * @category errors
  */
-export { InvalidToolNameError, TopLevelUnionError }
+export { InvalidToolNameError, NonObjectParametersError, TopLevelUnionError }
 
 /**
  * The `config.tools` entry for a set (or any list of tools and definitions), in order, as a `Result`. With
@@ -381,13 +388,17 @@ export { InvalidToolNameError, TopLevelUnionError }
  * {@link UnsupportedSchemaError}; since that subset refuses an object without properties, a tool whose parameters
  * are an empty object is declared without `parameters`, and an empty object nested in the parameters is refused.
  *
- * Fails with {@link InvalidToolNameError} for a name Gemini refuses. Parameters that are a union of objects are
+ * Fails with {@link InvalidToolNameError} for a name Gemini refuses, and with {@link NonObjectParametersError} for
+ * parameters whose `type` at the top is not `"object"` (`{"type": "string"}`): arguments are always a JSON object,
+ * so such a tool could never be called with valid ones. Parameters that are a union of objects are
  * offered as one object, in both schema modes: `parametersJsonSchema` "must describe an object where the properties
  * are the parameters to the function", and `parameters` is a map of named parameters. That object has every
  * branch's properties, only the keys all branches require required, and the branches listed in its description;
  * dispatch still checks the arguments against the tool's own Schema. A union with a branch that is not an object
  * fails with {@link TopLevelUnionError}, and so does an `allOf` at the top that the definition could not merge into
- * one object exactly (see `ToolDefinition.make`).
+ * one object exactly (see `ToolDefinition.make`). `not`, `enum` and `const` at the top are kept in
+ * `parametersJsonSchema`, and left out of `parameters`, whose subset cannot state them: there they only narrow which
+ * argument objects are valid, which dispatch checks.
  *
  * @example
  * ```ts
@@ -413,11 +424,14 @@ export const definitions: {
   (
     tools: Tools,
     options?: { readonly schema?: "jsonSchema" | undefined }
-  ): Result.Result<Tool, InvalidToolNameError | TopLevelUnionError>
+  ): Result.Result<Tool, InvalidToolNameError | NonObjectParametersError | TopLevelUnionError>
   (
     tools: Tools,
     options: { readonly schema: "openApi" }
-  ): Result.Result<Tool<OpenApiFunctionDeclaration>, InvalidToolNameError | TopLevelUnionError | UnsupportedSchemaError>
+  ): Result.Result<
+    Tool<OpenApiFunctionDeclaration>,
+    InvalidToolNameError | NonObjectParametersError | TopLevelUnionError | UnsupportedSchemaError
+  >
 } = ((tools: Tools, options?: DefinitionsOptions) => {
   const offered = offer(tools, "Gemini")
   if (Result.isFailure(offered)) return offered
@@ -432,7 +446,7 @@ export const definitions: {
   }
   const functionDeclarations: Array<OpenApiFunctionDeclaration> = []
   for (const { definition, parameters } of offered.success) {
-    const compiled = compileSchema(parameters, definition.name)
+    const compiled = compileSchema(withoutTopConstraints(parameters), definition.name)
     if (Result.isFailure(compiled)) return compiled
     const takesNoArguments = compiled.success.type === "OBJECT" &&
       Object.keys(compiled.success.properties ?? {}).length === 0
@@ -508,8 +522,10 @@ const modelIdOf = (callId: string): string | undefined => {
  * `gemini_call_~<id>`, so that it is never taken for a generated one, and is answered with the model's id. Never
  * throws, whatever the content holds (a stored transcript, a proxy whose reads throw): a call without a name becomes
  * a call to the tool `""` (dispatch reports `not_found`), missing `args` become `{}`, and any other `args` are passed
- * as they are, so dispatch reports `invalid_args` for them. A field that cannot be read is `""`; a part whose
- * `functionCall` cannot be read is not a call.
+ * as they are, for dispatch to read as it reads any call's arguments: `null` as `{}`; a string as the arguments' JSON
+ * text, so `"{\"a\":1}"` runs the tool with `{ a: 1 }`, empty text is `{}`, and text that is not JSON of an object
+ * is `invalid_args`; any other value that is not an object (a number, an array) is `invalid_args`. A field that
+ * cannot be read is `""`; a part whose `functionCall` cannot be read is not a call.
  *
  * @category constructors
  */

@@ -157,12 +157,13 @@ export type Message = ToolMessage | UserMessage
 export { StrictSchemaError } from "../internal/openAiStrict.ts"
 
 /**
- * What {@link definitions} fails with for a tool name OpenAI refuses (it must match `^[a-zA-Z0-9_-]{1,64}$`), and
- * for parameters that are a union no single object can stand for (shared by every adapter).
+ * What {@link definitions} fails with for a tool name OpenAI refuses (it must match `^[a-zA-Z0-9_-]{1,64}$`), for
+ * parameters whose type at the top is not an object, and for parameters that are a union no single object can stand
+ * for (shared by every adapter).
  *
  * @category errors
  */
-export { InvalidToolNameError, TopLevelUnionError } from "../internal/providerContent.ts"
+export { InvalidToolNameError, NonObjectParametersError, TopLevelUnionError } from "../internal/providerContent.ts"
 
 /**
  * Everything {@link definitions} can fail with.
@@ -183,13 +184,17 @@ export type DefinitionsOptions = StrictOptions
  * and definitions; `strict: true` is stated only on strict tools (Chat Completions defaults it to off). Strict
  * compilation and its failure are described on {@link DefinitionsOptions}.
  *
- * Fails with {@link InvalidToolNameError} for a name OpenAI refuses. Parameters that are a union of objects (which
+ * Fails with {@link InvalidToolNameError} for a name OpenAI refuses, and with {@link NonObjectParametersError} for
+ * parameters whose `type` at the top is not `"object"` (`{"type": "string"}`): arguments are always a JSON object,
+ * so such a tool could never be called with valid ones. Parameters that are a union of objects (which
  * OpenAI refuses at the top of a schema, strict or not) are offered as one object with every branch's properties,
  * only the keys all branches require required, and the branches listed in its description; dispatch still checks
  * the arguments against the tool's own Schema. A union with a branch that is not an object fails with
  * {@link TopLevelUnionError}, and so does an `allOf` at the top that the definition could not merge into one object
  * exactly (see `ToolDefinition.make`, which also gives a runtime tool's parameters the `type: "object"` and
- * `properties` OpenAI asks for at the top).
+ * `properties` OpenAI asks for at the top). `not`, `enum` and `const` at the top, which OpenAI also refuses there
+ * strict or not, are left out of the schema offered: they only narrow which argument objects are valid, and
+ * dispatch still checks them.
  *
  * @example
  * ```ts

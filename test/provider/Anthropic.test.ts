@@ -97,6 +97,45 @@ describe("Anthropic", () => {
       ])
     })
 
+    it.effect("passes a string input on as the arguments' JSON text, and any other non-object for invalid_args", () =>
+      Effect.gen(function*() {
+        const Add = Tool.make("add", {
+          description: "Add",
+          parameters: Schema.Struct({ left: Schema.Int, right: Schema.Int }),
+          call: ({ left, right }) => Effect.succeed(left + right)
+        })
+        const set = ToolSet.make(Add)
+        // A stream's `input_json_delta`s join to JSON text: read as the arguments' text, not refused.
+        const content = [
+          { type: "tool_use", id: "toolu_text", name: "add", input: "{\"left\":1,\"right\":2}" },
+          { type: "tool_use", id: "toolu_empty", name: "add", input: "" },
+          { type: "tool_use", id: "toolu_bad", name: "add", input: "1 + 2" },
+          { type: "tool_use", id: "toolu_number", name: "add", input: 42 }
+        ] as unknown as ReadonlyArray<Anthropic.ContentBlock>
+        const calls = Anthropic.toolCalls(content)
+        expect(calls.map((call) => call.arguments)).toStrictEqual(["{\"left\":1,\"right\":2}", "", "1 + 2", 42])
+        const results = yield* ToolSet.executeAll(set, calls)
+        // Read as dispatch reads any call's arguments: the text parsed, empty text as `{}`, a number refused.
+        expect(results.map((result) => ({
+          id: result.callId,
+          arguments: result.arguments,
+          status: result.status,
+          kind: result.error._tag === "Some" ? result.error.value.kind : undefined,
+          output: result.status === "success" ? result.output.content : undefined
+        }))).toStrictEqual([
+          {
+            id: "toolu_text",
+            arguments: { left: 1, right: 2 },
+            status: "success",
+            kind: undefined,
+            output: [ToolResultContent.json(3)]
+          },
+          { id: "toolu_empty", arguments: {}, status: "error", kind: "invalid_args", output: undefined },
+          { id: "toolu_bad", arguments: "1 + 2", status: "error", kind: "invalid_args", output: undefined },
+          { id: "toolu_number", arguments: 42, status: "error", kind: "invalid_args", output: undefined }
+        ])
+      }))
+
     it("turns malformed blocks into calls that dispatch reports, and never throws", () => {
       const content = [
         { type: "tool_use", id: "toolu_1", input: { city: "Paris" } },

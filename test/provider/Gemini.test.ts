@@ -216,6 +216,44 @@ describe("Gemini", () => {
     })
   })
 
+  describe("compileSchema: arrays", () => {
+    it("refuses an array without items (Gemini: 400 \"items: missing field\"), as it refuses items: {}", () => {
+      expect([
+        failureOf({ type: "array" }),
+        failureOf({ type: "object", properties: { tags: { type: "array" } } }),
+        failureOf({ type: "object", properties: { ids: { type: ["array", "null"] } } }),
+        failureOf({ type: "object", properties: { v: { type: ["array", "string"] } } }),
+        failureOf({ type: "object", properties: { any: { type: "array", items: {} } } })
+      ]).toStrictEqual([
+        { path: "", reason: "an array without `items` (items of any value) is not supported" },
+        { path: "/properties/tags", reason: "an array without `items` (items of any value) is not supported" },
+        { path: "/properties/ids", reason: "an array without `items` (items of any value) is not supported" },
+        { path: "/properties/v", reason: "an array without `items` (items of any value) is not supported" },
+        { path: "/properties/any/items", reason: "a schema without a type (any value) is not supported" }
+      ])
+      expect(Gemini.compileSchema({ type: ["array", "null"], items: { type: "string" } })).toStrictEqual(
+        Result.succeed({ type: "ARRAY", items: { type: "STRING" }, nullable: true })
+      )
+    })
+
+    it("fails definitions in the openApi mode for a tool with an array without items, naming the tool", () => {
+      const tag = ToolDefinition.make({
+        name: "tag",
+        description: "Tag things",
+        parameters: { type: "object", properties: { tags: { type: "array" } }, required: ["tags"] }
+      })
+      const out = Gemini.definitions([tag], { schema: "openApi" })
+      assert(Result.isFailure(out))
+      expect(out.failure).toStrictEqual(new Gemini.UnsupportedSchemaError({
+        toolName: "tag",
+        path: "/properties/tags",
+        reason: "an array without `items` (items of any value) is not supported",
+        message:
+          "tool `tag`: schema at `/properties/tags`: an array without `items` (items of any value) is not supported"
+      }))
+    })
+  })
+
   describe("compileSchema: keys and dependencies", () => {
     it("refuses a required key that properties does not declare, which Gemini answers with a 400", () => {
       expect([
@@ -265,6 +303,41 @@ describe("Gemini", () => {
       expect(Gemini.toolCalls(content.parts)).toStrictEqual(Gemini.toolCalls(content))
       expect(content).toStrictEqual(before)
     })
+
+    it.effect("passes string args on as the arguments' JSON text, and any other non-object for invalid_args", () =>
+      Effect.gen(function*() {
+        const Add = Tool.make("add", {
+          description: "Add",
+          parameters: Schema.Struct({ left: Schema.Int, right: Schema.Int }),
+          call: ({ left, right }) => Effect.succeed(left + right)
+        })
+        const set = ToolSet.make(Add)
+        const parts = [
+          { functionCall: { id: "fc_text", name: "add", args: "{\"left\":1,\"right\":2}" } },
+          { functionCall: { id: "fc_bad", name: "add", args: "1 + 2" } },
+          { functionCall: { id: "fc_number", name: "add", args: 42 } }
+        ] as unknown as ReadonlyArray<Gemini.ModelPart>
+        const calls = Gemini.toolCalls(parts)
+        expect(calls.map((call) => call.arguments)).toStrictEqual(["{\"left\":1,\"right\":2}", "1 + 2", 42])
+        const results = yield* ToolSet.executeAll(set, calls)
+        expect(results.map((result) => ({
+          id: result.callId,
+          arguments: result.arguments,
+          status: result.status,
+          kind: result.error._tag === "Some" ? result.error.value.kind : undefined,
+          output: result.status === "success" ? result.output.content : undefined
+        }))).toStrictEqual([
+          {
+            id: "fc_text",
+            arguments: { left: 1, right: 2 },
+            status: "success",
+            kind: undefined,
+            output: [ToolResultContent.json(3)]
+          },
+          { id: "fc_bad", arguments: "1 + 2", status: "error", kind: "invalid_args", output: undefined },
+          { id: "fc_number", arguments: 42, status: "error", kind: "invalid_args", output: undefined }
+        ])
+      }))
 
     it("gives calls without an id a stable one by position, and never throws on malformed parts", () => {
       const parts = [

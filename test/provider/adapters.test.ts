@@ -486,6 +486,156 @@ describe("a union at the top of the parameters", () => {
         "tool `mixed`: its parameters are a union that cannot be offered as one object: the branch at /anyOf/1 is not an object schema"
     }))
   })
+
+  it("with a oneOf branch that is not an object, names the branch under oneOf, the keyword the schema has", () => {
+    const mixed = ToolDefinition.make({
+      name: "mixed",
+      description: "d",
+      parameters: {
+        type: "object",
+        properties: { x: { type: "string" } },
+        oneOf: [{ type: "object", properties: { x: { type: "string" } } }, { type: "string" }]
+      }
+    })
+    const out = OpenAiChat.definitions([mixed])
+    assert(Result.isFailure(out))
+    expect(out.failure).toStrictEqual(new OpenAiChat.TopLevelUnionError({
+      toolName: "mixed",
+      provider: "OpenAI",
+      reason: "the branch at /oneOf/1 is not an object schema",
+      message: "tool `mixed`: its parameters are a union that cannot be offered as one object: " +
+        "the branch at /oneOf/1 is not an object schema"
+    }))
+  })
+})
+
+describe("not, enum and const at the top of the parameters", () => {
+  const a = { type: "string" }
+  const b = { type: "string" }
+  // "At most one of a and b", a common MCP pattern, and the whole object as an enum or a constant.
+  const cases: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
+    ["not", { not: { required: ["a", "b"] } }],
+    ["enum", { enum: [{ a: "x" }, { a: "y" }] }],
+    ["const", { const: { a: "x" } }]
+  ]
+  const definitionOf = (extra: Record<string, unknown>) =>
+    ToolDefinition.make({
+      name: "pick",
+      description: "d",
+      parameters: { type: "object", properties: { a, b }, ...extra }
+    })
+  const plain = { type: "object", properties: { a, b } }
+  const strict = {
+    type: "object",
+    properties: { a: { type: ["string", "null"] }, b: { type: ["string", "null"] } },
+    required: ["a", "b"],
+    additionalProperties: false
+  }
+
+  it("are left out where the provider refuses them (OpenAI in any mode, strict tool use, Gemini's subset)", () => {
+    for (const [keyword, extra] of cases) {
+      const definition = definitionOf(extra)
+      const strictAnthropic = Result.getOrThrow(Anthropic.definitions([definition], { strict: true }))[0]!.input_schema
+      expect({
+        chat: Result.getOrThrow(OpenAiChat.definitions([definition]))[0]!.function.parameters,
+        chatStrict: Result.getOrThrow(OpenAiChat.definitions([definition], { strict: true }))[0]!.function.parameters,
+        responses: Result.getOrThrow(OpenAiResponses.definitions([definition]))[0]!.parameters,
+        responsesStrict: Result.getOrThrow(OpenAiResponses.definitions([definition], { strict: true }))[0]!.parameters,
+        anthropicStrict: strictAnthropic,
+        geminiOpenApi: Result.getOrThrow(Gemini.definitions([definition], { schema: "openApi" }))
+          .functionDeclarations[0]!.parameters
+      }, keyword).toStrictEqual({
+        chat: plain,
+        chatStrict: strict,
+        responses: plain,
+        responsesStrict: strict,
+        anthropicStrict: { ...plain, additionalProperties: false },
+        geminiOpenApi: { type: "OBJECT", properties: { a: { type: "STRING" }, b: { type: "STRING" } } }
+      })
+    }
+  })
+
+  it("are kept where the provider takes them (Anthropic's input_schema, Gemini's parametersJsonSchema)", () => {
+    for (const [keyword, extra] of cases) {
+      const definition = definitionOf(extra)
+      expect([
+        Result.getOrThrow(Anthropic.definitions([definition]))[0]!.input_schema,
+        Result.getOrThrow(Gemini.definitions([definition])).functionDeclarations[0]!.parametersJsonSchema
+      ], keyword).toStrictEqual([{ ...plain, ...extra }, { ...plain, ...extra }])
+    }
+  })
+
+  it.effect("left out of the schema offered, are still checked by dispatch against the tool's own", () =>
+    Effect.gen(function*() {
+      const Pick = DynamicTool.make("pick", {
+        description: "d",
+        parameters: { type: "object", properties: { a, b }, not: { required: ["a", "b"] } },
+        call: () => Effect.succeed("picked")
+      })
+      const set = ToolSet.make(Pick)
+      const offered = Result.getOrThrow(OpenAiChat.definitions(set, { strict: true }))[0]!.function.parameters
+      expect(offered).toStrictEqual(strict)
+      const calls = OpenAiChat.toolCalls({
+        tool_calls: [{ a: "x", b: null }, { a: "x", b: "y" }].map((args, i) => ({
+          id: `call_${i}`,
+          type: "function",
+          function: { name: "pick", arguments: JSON.stringify(args) }
+        }))
+      }, { tools: set, strict: true })
+      const results = yield* ToolSet.executeAll(set, calls)
+      expect(results.map((result) => [result.status, result.error._tag === "Some" ? result.error.value.kind : ""]))
+        .toStrictEqual([["success", ""], ["error", "invalid_args"]])
+    }))
+})
+
+describe("parameters whose type at the top is not an object", () => {
+  it("fail with NonObjectParametersError naming the tool in every adapter, in every mode", () => {
+    for (const type of ["string", ["string", "null"]]) {
+      const text = ToolDefinition.make({ name: "text", description: "d", parameters: { type } })
+      expect({
+        ...namesOrFailure([text]),
+        chatStrict: Result.match(OpenAiChat.definitions([text], { strict: true }), {
+          onFailure: (error) => error._tag,
+          onSuccess: () => "offered"
+        }),
+        anthropicStrict: Result.match(Anthropic.definitions([text], { strict: true }), {
+          onFailure: (error) => error._tag,
+          onSuccess: () => "offered"
+        })
+      }).toStrictEqual({
+        chat: "NonObjectParametersError",
+        responses: "NonObjectParametersError",
+        anthropic: "NonObjectParametersError",
+        gemini: "NonObjectParametersError",
+        geminiOpenApi: "NonObjectParametersError",
+        chatStrict: "NonObjectParametersError",
+        anthropicStrict: "NonObjectParametersError"
+      })
+    }
+    const text = ToolDefinition.make({ name: "text", description: "d", parameters: { type: "string" } })
+    const out = Gemini.definitions([text])
+    assert(Result.isFailure(out))
+    expect(out.failure).toStrictEqual(new Gemini.NonObjectParametersError({
+      toolName: "text",
+      provider: "Gemini",
+      type: "\"string\"",
+      message: "tool `text`: its parameters are of type \"string\", not an object: tool arguments are always a JSON " +
+        "object, so no call of it could be valid"
+    }))
+    expectTypeOf<Anthropic.DefinitionsError>().toExtend<{ readonly _tag: string }>()
+    expectTypeOf<Anthropic.NonObjectParametersError>().toExtend<Anthropic.DefinitionsError>()
+    expectTypeOf<OpenAiChat.NonObjectParametersError>().toExtend<OpenAiChat.DefinitionsError>()
+    expectTypeOf<OpenAiResponses.NonObjectParametersError>().toExtend<OpenAiResponses.DefinitionsError>()
+  })
+
+  it("are refused even beside a union of objects, which alone would be lowered to one", () => {
+    const odd = ToolDefinition.make({
+      name: "odd",
+      description: "d",
+      parameters: { type: "string", anyOf: [{ type: "object", properties: { a: { type: "string" } } }] }
+    })
+    expect(namesOrFailure([odd]).chat).toBe("NonObjectParametersError")
+  })
 })
 
 describe("a runtime tool's parameters, whatever their root", () => {
