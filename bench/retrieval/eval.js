@@ -70,8 +70,9 @@ export const evaluateRetrieval = async (lib, { queriesFile } = {}) => {
     ["  without stop words", await without({ stopWords: false })],
     ["  without prefix matching", await without({ prefix: false })],
     ["  without the thesaurus", await without({ thesaurus: false })],
+    ["  without reading file names and paths as \"file\"", await without({ fileNames: false })],
     ["  with every field weighted 1", await without({ boost: { name: 1, description: 1, docs: 1, parameterNames: 1, parameterText: 1 } })],
-    ["stemming and name splitting only", await without({ parameters: false, stopWords: false, prefix: false, thesaurus: false, boost: { name: 1, description: 1, docs: 1, parameterNames: 1, parameterText: 1 } })]
+    ["stemming and name splitting only", await without({ parameters: false, stopWords: false, prefix: false, thesaurus: false, fileNames: false, boost: { name: 1, description: 1, docs: 1, parameterNames: 1, parameterText: 1 } })]
   ]
   const rows = []
   for (const [name, rank] of retrievers) {

@@ -44,6 +44,8 @@ export interface LexicalOptions {
   readonly prefix: boolean
   /** Add the words of a small general thesaurus to a query ("remove" also searches "delete"), at a lower weight. */
   readonly thesaurus: boolean
+  /** Let a query that names a file or a path (`notes.txt`, `~/Documents`) also search "file", as a thesaurus word. */
+  readonly fileNames: boolean
   readonly boost: FieldBoosts
 }
 
@@ -55,6 +57,7 @@ export const defaultLexicalOptions: LexicalOptions = {
   stopWords: true,
   prefix: true,
   thesaurus: true,
+  fileNames: true,
   boost: { name: 2, description: 1, docs: 1, parameterNames: 0.5, parameterText: 0.25 }
 }
 
@@ -123,6 +126,21 @@ const thesaurusGroups: ReadonlyArray<ReadonlyArray<string>> = [
   ["distance", "far"]
 ]
 
+/**
+ * A file name: two letters, digits, `_` or `-`, a dot and an extension (a letter, then at most four letters or digits)
+ * that ends the token. "e.g." and "v1.2" are none.
+ */
+const fileNamePattern = /[\p{L}\p{N}_-]{2}\.\p{L}[\p{L}\p{N}]{0,4}(?![\p{L}\p{N}_/-]|\.[\p{L}\p{N}])/u
+
+/** A path or a dot file: a token that begins with `/`, `~/`, `./`, `../`, or `.` and a letter. */
+const pathPattern = /(?<![^\s([{"'`‘“])(?:(?:~|\.\.?)?\/[\p{L}\p{N}]|\.\p{L})/u
+
+/**
+ * Whether a request names a file or a path ("open notes/todo.md", "what's in .env", "the videos in ~/Movies"): then
+ * it is about a file, though it may never say the word.
+ */
+const namesAFile = (text: string): boolean => fileNamePattern.test(text) || pathPattern.test(text)
+
 interface Engines {
   readonly MiniSearch: typeof import("minisearch").default
   readonly stem: (word: string) => string
@@ -140,29 +158,33 @@ const load = (): Promise<Engines> =>
     }
   )
 
-// Marks belong to the letter before them (a decomposed "é", Devanagari's vowel signs): they never split a word.
-const wordPattern = /[\p{L}\p{M}\p{N}]+/gu
+// Marks belong to the letter before them (a decomposed "é", Devanagari's vowel signs): they never split a word. An
+// English contraction's ending ("what's", "file’s", "don't", "we're") is matched with its word and dropped: alone it
+// would be a word of one or two letters that matches every other contraction and possessive.
+const wordPattern = /([\p{L}\p{M}\p{N}]+)(?:['’](?:s|t|re|ve|ll|d|m)(?![\p{L}\p{M}\p{N}]))?/giu
 
 const hasUpperCase = /\p{Lu}/u
 
 /**
  * Calls `f` with the words of a text, in Unicode's compatibility form (NFKC), lower-cased, in order, until it returns
- * false; identifiers inside the text (`read_file`, `entityNames`, `HTTPServer`) are split into their words. A caller
- * who needs only the first words of a long text reads only those.
+ * false; identifiers inside the text (`read_file`, `entityNames`, `HTTPServer`) are split into their words, and
+ * contraction endings dropped. A caller who needs only the first words of a long text reads only those. Answers the
+ * normalized text, up to the last word read.
  */
-const eachWord = (raw: string, f: (word: string) => boolean): void => {
+const eachWord = (raw: string, f: (word: string) => boolean): string => {
   // One spelling for each word: composed "é" and "e" with its accent, full-width and plain letters, ligatures.
   const text = raw.normalize("NFKC")
   wordPattern.lastIndex = 0
   for (let match = wordPattern.exec(text); match !== null; match = wordPattern.exec(text)) {
-    const run = match[0]
+    const run = match[1]!
     if (!hasUpperCase.test(run)) {
-      if (!f(cut(run))) return
+      if (!f(cut(run))) return text.slice(0, wordPattern.lastIndex)
       continue
     }
     const parts = run.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2").replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2")
-    for (const part of parts.split(" ")) if (!f(cut(part.toLowerCase()))) return
+    for (const part of parts.split(" ")) if (!f(cut(part.toLowerCase()))) return text.slice(0, wordPattern.lastIndex)
   }
+  return text
 }
 
 /**
@@ -173,6 +195,14 @@ const eachWord = (raw: string, f: (word: string) => boolean): void => {
 const maxWordLength = 64
 
 const cut = (word: string): string => cutAt(word, maxWordLength)
+
+const hasDigit = /\p{N}/u
+
+/**
+ * A word's stem. A word with a digit (a number, `mp3`, `ipv4`, `k8s`) is a name or a value, kept as written: the
+ * stemmer, made for English words, mangles it ("300" to "y00", "mp3" to "mpi").
+ */
+const stemOf = (stem: (word: string) => string, word: string): string => hasDigit.test(word) ? word : stem(word)
 
 const fields = ["name", "description", "docs", "parameterNames", "parameterText"] as const
 
@@ -202,7 +232,7 @@ export const buildLexicalIndex = (
       if (!options.stem) return word
       let stemmed = stems.get(word)
       if (stemmed === undefined) {
-        stemmed = stem(word)
+        stemmed = stemOf(stem, word)
         stems.set(word, stemmed)
       }
       return stemmed
@@ -242,10 +272,18 @@ export const buildLexicalIndex = (
       processTerm: (term: string) => term,
       combineWith: "OR" as const
     }
-    const stemQueryWord = (word: string): string | undefined => {
+    /** A query word's term; `seen` keeps the stems of the words only the query has, each stemmed once a query. */
+    const stemQueryWord = (word: string, seen: Map<string, string>): string | undefined => {
       if (options.stopWords && stopWords.has(word)) return undefined
-      return options.stem ? stems.get(word) ?? stem(word) : word
+      if (!options.stem) return word
+      let stemmed = stems.get(word) ?? seen.get(word)
+      if (stemmed === undefined) {
+        stemmed = stemOf(stem, word)
+        seen.set(word, stemmed)
+      }
+      return stemmed
     }
+    const fileTerm = options.fileNames ? normalize("file") : undefined
     // Each word's thesaurus terms, normalized as documents are.
     const related = new Map<string, Array<string>>()
     if (options.thesaurus) {
@@ -265,12 +303,14 @@ export const buildLexicalIndex = (
         if (limit <= 0) return []
         const unique = new Set<string>()
         const expansions = new Set<string>()
-        eachWord(query, (word) => {
-          const term = stemQueryWord(word)
+        const seen = new Map<string, string>()
+        const read = eachWord(query, (word) => {
+          const term = stemQueryWord(word, seen)
           if (term !== undefined && term !== "") unique.add(term)
           for (const other of related.get(word) ?? []) expansions.add(other)
           return unique.size < maxQueryTerms
         })
+        if (fileTerm !== undefined && namesAFile(read)) expansions.add(fileTerm)
         for (const term of unique) expansions.delete(term)
         if (unique.size === 0 && expansions.size === 0) return []
         const hits = index.search([...unique, ...expansions].join(" "), {
