@@ -160,13 +160,64 @@ const decoderOf = (schema: Tool.AnySchema, onExcessProperty: "ignore" | "error")
     SchemaJITCompiler.enable(codec.ast)
     // `reportInput` keeps on each issue the value it is about, which `formatIssues` needs to tell a message built
     // from that value (and so never shown) from a constant one; the values themselves are never printed.
-    bySetting[onExcessProperty] = SchemaParser.decodeUnknownEffect(codec, {
-      errors: "all",
-      onExcessProperty,
-      reportInput: true
-    })
+    const decode = SchemaParser.decodeUnknownEffect(codec, { errors: "all", onExcessProperty, reportInput: true })
+    bySetting[onExcessProperty] = onExcessProperty === "ignore" && hasObjectUnion(codec.ast)
+      ? exactMemberFirst(SchemaParser.decodeUnknownEffect(codec, { onExcessProperty: "error" }), decode)
+      : decode
   }
   return bySetting[onExcessProperty]
+}
+
+/**
+ * A decoder for a Schema with a union of objects, whose members Effect tries in order, taking the first that decodes:
+ * with unknown keys dropped, `Union([Struct({ query }), Struct({ query, page })])` decodes `{ query, page: 3 }` by the
+ * first member, and `page` is lost, though the JSON Schema offered (each member closed) says only the second matches.
+ * The arguments are decoded first with unknown keys refused, which finds the member that knows every key; only when
+ * none does are they decoded as usual, unknown keys dropped. (A Schema without such a union decodes once.)
+ */
+const exactMemberFirst = (
+  exact: NonNullable<Plan["decode"]>,
+  usual: NonNullable<Plan["decode"]>
+): NonNullable<Plan["decode"]> =>
+(input) => {
+  const decoded = exact(input)
+  if (isExitValue(decoded)) return Exit.isSuccess(decoded) ? decoded : usual(input)
+  return Effect.catchCause(decoded, () => usual(input))
+}
+
+/** Whether the JSON side of an AST holds a union with an object member: one whose members may drop keys. */
+const hasObjectUnion = (root: SchemaAST.AST): boolean => {
+  const seen = new Set<SchemaAST.AST>()
+  const pending: Array<SchemaAST.AST> = [root]
+  while (pending.length > 0) {
+    const ast = pending.pop()!
+    if (seen.has(ast)) continue
+    seen.add(ast)
+    if (ast.encoding !== undefined) {
+      pending.push(ast.encoding[ast.encoding.length - 1]!.to)
+      continue
+    }
+    switch (ast._tag) {
+      case "Union":
+        if (ast.types.some((member) => SchemaAST.toEncoded(member)._tag === "Objects")) return true
+        pending.push(...ast.types)
+        break
+      case "Objects":
+        for (const property of ast.propertySignatures) pending.push(property.type)
+        for (const index of ast.indexSignatures) pending.push(index.type)
+        break
+      case "Arrays":
+        pending.push(...ast.elements, ...ast.rest)
+        break
+      case "Declaration":
+        pending.push(...ast.typeParameters)
+        break
+      case "Suspend":
+        pending.push(ast.thunk())
+        break
+    }
+  }
+  return false
 }
 
 const encoderOf = (schema: Tool.AnySchema): NonNullable<Plan["encode"]> => {
