@@ -13,6 +13,7 @@ import * as ToolDefinition from "./ToolDefinition.ts"
 import { type MissingToolContext, ToolContext } from "./ToolContext.ts"
 import * as ToolExecutionError from "./ToolExecutionError.ts"
 import { bounded } from "./internal/issues.ts"
+import { toJsonSchema } from "./internal/jsonSchema.ts"
 import { isPositiveInteger } from "./internal/limiter.ts"
 
 const TypeId = "~effect-llm-tools/Tool" as const
@@ -110,7 +111,9 @@ export interface Tool<out Name extends string, in out Params, out Output, in out
 }
 
 /**
- * Any tool.
+ * Any tool: for the constraint of a generic (`<T extends Tool.Any>`), which keeps the tool's type. A value typed
+ * `Tool.Any` itself is no particular tool: its {@link Requirements} are `never`, so a set made of an
+ * `Array<Tool.Any>` executes without the services its tools need (see `ToolSet.Any`).
  *
  * @category models
  */
@@ -199,15 +202,38 @@ const Proto = {
 }
 
 /**
- * Arguments arrive as a JSON object, so a tool's `parameters` must encode to one: for any other Schema (a string, an
- * array) this type makes `Tool.make` fail to compile, naming the problem.
+ * What the encoded side of a tool's `parameters` must be, besides an `object`: neither iterable (an array, a tuple, a
+ * `Map`, a `Set`) nor convertible to a primitive (a `Date`). Such Schemas have object types in TypeScript but are
+ * carried by JSON as arrays or strings, which a call's arguments (a JSON object) never decode to. Only symbol keys
+ * are looked at, so every field name stays free.
  *
  * @category models
  */
-export type ObjectParameters<P extends AnySchema> = P["Encoded"] extends ReadonlyArray<unknown>
-  ? { readonly "parameters must be a Schema of an object": never }
-  : P["Encoded"] extends object ? unknown
-  : { readonly "parameters must be a Schema of an object": never }
+export interface ObjectEncoded {
+  readonly [Symbol.iterator]?: never
+  readonly [Symbol.toPrimitive]?: never
+}
+
+/**
+ * A Schema a tool's arguments can be decoded with, the constraint of {@link make}'s `parameters`: it needs no
+ * services, and it encodes to an object (see {@link ObjectEncoded}). For any other Schema (a string, an array, a
+ * union with either, a `Date`, a `Map`) `Tool.make` fails to compile on the `parameters` line. A helper that passes
+ * its Schema on to `Tool.make` takes `<P extends Tool.ParametersSchema>` (see {@link make}).
+ *
+ * @category models
+ */
+export interface ParametersSchema extends AnySchema {
+  readonly Encoded: object & ObjectEncoded
+}
+
+/**
+ * What a Schema `P extends Tool.AnySchema` must also be to pass as a tool's `parameters`: a helper over any Schema
+ * types its argument `P & Tool.ObjectParameters<P>`, which is a {@link ParametersSchema}. (Taking
+ * `P extends Tool.ParametersSchema` says the same more simply.)
+ *
+ * @category models
+ */
+export type ObjectParameters<_P extends AnySchema> = { readonly Encoded: object & ObjectEncoded }
 
 /**
  * What a tool's `call` may fail with when it declares a `failure` Schema: that Schema's type, or errors dispatch
@@ -240,15 +266,39 @@ export type DeclaredFailure<F extends Schema.Top> = [F] extends [never] ? unknow
  * })
  * ```
  *
+ * A helper that passes a Schema of its own on to `Tool.make` constrains it with {@link ParametersSchema}:
+ * `P extends Tool.AnySchema` does not compile there, since it admits `Schema.String` too. One that builds a struct
+ * takes fields of {@link AnySchema} (fields of `Schema.Struct.Fields` may need services, which dispatch cannot give):
+ *
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { Tool } from "effect-llm-tools"
+ *
+ * const echo = <const Name extends string, P extends Tool.ParametersSchema>(name: Name, parameters: P) =>
+ *   Tool.make(name, {
+ *     description: "Echo the arguments back",
+ *     parameters,
+ *     call: (args) => Effect.succeed(args)
+ *   })
+ *
+ * const fromFields = <const Name extends string, F extends Record<string, Tool.AnySchema>>(name: Name, fields: F) =>
+ *   echo(name, Schema.Struct(fields))
+ *
+ * const EchoText = fromFields("echo_text", { text: Schema.String })
+ * ```
+ *
  * Throws a `TypeError` when the name is not a valid tool name (see {@link isValidName}), when the `timeout`
- * annotation is not a duration, or when the `concurrency` annotation is not a whole number of one or more: mistakes
- * in the definition, reported where they are made.
+ * annotation is not a duration, when the `concurrency` annotation is not a whole number of one or more, or when the
+ * JSON Schema of `parameters` (the one the definition is made from) admits something other than an object at its
+ * top: a `type` other than `"object"`, or a union with such a branch. That catches at once what the compiler cannot
+ * see through a cast or a widened type (`Schema.Date`, which JSON carries as a string; a `Map`, carried as an array),
+ * to which no call's arguments could ever decode. Mistakes in the definition, reported where they are made.
  *
  * @category constructors
  */
 export const make = <
   const Name extends string,
-  P extends AnySchema,
+  P extends ParametersSchema,
   A,
   F extends Schema.Top = never,
   E extends DeclaredFailure<F> = never,
@@ -257,7 +307,7 @@ export const make = <
 >(name: Name, options: {
   readonly description: string
   /** The arguments: a Schema of an object (a struct, a class, a record). `Schema.Struct({})` for none. */
-  readonly parameters: P & ObjectParameters<P>
+  readonly parameters: P
   /** The output; with it, dispatch encodes the output with its JSON codec and the definition has `outputSchema`. */
   readonly success?: S | undefined
   /** The typed errors: documentation for operators, and something for `mapError` to match on. */
@@ -298,6 +348,7 @@ export const make = <
       `tool \`${name}\`: the concurrency annotation must be a whole number of one or more, not ${String(concurrency)}`
     )
   }
+  checkParameters(name, options.parameters)
   const self = Object.create(Proto)
   self.name = name
   self.description = options.description
@@ -312,6 +363,55 @@ export const make = <
   self.call = options.call
   self.mapError = options.mapError ?? ToolExecutionError.fromError
   return self
+}
+
+// Parameters Schemas already found to describe objects: tools that share a Schema (every `DynamicTool` shares
+// `Schema.JsonObject`) generate its JSON Schema here once.
+const objectParameters = new WeakSet<AnySchema>()
+
+/**
+ * Throws when the JSON Schema of `parameters` admits a value that is not an object at its top, which no call's
+ * arguments (a JSON object) could decode to. A Schema without a JSON Schema is left to the definition to report, as
+ * before this check; one that constrains nothing (`Schema.Any`) decodes every object and passes.
+ */
+const checkParameters = (name: string, parameters: AnySchema): void => {
+  if (objectParameters.has(parameters)) return
+  let root: ToolDefinition.JsonSchema
+  try {
+    root = toJsonSchema(parameters)
+  } catch {
+    return
+  }
+  const found = nonObjectType(root)
+  if (found !== undefined) {
+    throw new TypeError(
+      `tool \`${name}\`: parameters must be a Schema of an object (a call's arguments are a JSON object), but ` +
+        `their JSON Schema allows ${found} at the top: ${bounded(JSON.stringify(root), 120)}`
+    )
+  }
+  objectParameters.add(parameters)
+}
+
+/**
+ * The first type other than `"object"` that a JSON Schema names for a value, itself or through a branch of `anyOf`,
+ * `oneOf` or `allOf`; `undefined` when it names none. (`Schema.Struct({})` is `{"not":{"type":"null"}}`: it names
+ * none, and decodes every object.)
+ */
+const nonObjectType = (schema: unknown): string | undefined => {
+  if (typeof schema !== "object" || schema === null) return undefined
+  const node = schema as Record<string, unknown>
+  const types = Array.isArray(node.type) ? node.type : node.type === undefined ? [] : [node.type]
+  const other = types.find((type) => type !== "object")
+  if (other !== undefined) return JSON.stringify(other)
+  for (const key of ["anyOf", "oneOf", "allOf"] as const) {
+    const branches = node[key]
+    if (!Array.isArray(branches)) continue
+    for (const branch of branches) {
+      const found = nonObjectType(branch)
+      if (found !== undefined) return found
+    }
+  }
+  return undefined
 }
 
 /**

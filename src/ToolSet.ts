@@ -53,7 +53,35 @@ export interface ToolSet<out Tools extends Tool.Any> extends Pipeable {
 }
 
 /**
- * Any tool set.
+ * Any tool set: for the constraint of a generic (`<S extends ToolSet.Any>`, or `<T extends Tool.Any>` with a
+ * `ToolSet<T>` parameter), which keeps the set's tools and so its requirements.
+ *
+ * A parameter or value typed `ToolSet.Any` itself has lost them: its requirements are `never` (`Tool.Any` is no
+ * particular tool), so executing it compiles without the services its tools need, which are then missing at run
+ * time. They are not `unknown` (which would make such a set impossible to run) because sets of this type that need
+ * nothing are common: a `ToolSetBuilder<Tool.Any>`, sets of tools defined at run time, helpers that only read names
+ * or definitions. Type a helper that executes a set generically:
+ *
+ * ```ts
+ * import { Context, Effect, Schema } from "effect"
+ * import { Tool, ToolCall, ToolSet } from "effect-llm-tools"
+ *
+ * class CurrentUser extends Context.Service<CurrentUser, { readonly id: string }>()("app/CurrentUser") {}
+ *
+ * const Whoami = Tool.make("whoami", {
+ *   description: "Who is asking",
+ *   parameters: Schema.Struct({}),
+ *   call: () => Effect.map(CurrentUser, (user) => user.id)
+ * })
+ *
+ * const call = ToolCall.make({ id: "call_1", name: "whoami", arguments: {} })
+ *
+ * // Effect<ToolResult, never, Tool.Requirements<T>>: the caller must provide what the tools need.
+ * const run = <T extends Tool.Any>(set: ToolSet.ToolSet<T>) => ToolSet.execute(set, call)
+ *
+ * // Effect<ToolResult, never, CurrentUser>; with `(set: ToolSet.Any)` it would be `never`, and compile unprovided.
+ * const program = run(ToolSet.make(Whoami))
+ * ```
  *
  * @category models
  */
@@ -166,11 +194,29 @@ export const add: {
 )
 
 /**
- * The tools of a set after `T2` was added: a tool of `T` with the same name is gone (its requirements with it).
+ * The tools of a set after the tools `T2` were added: a tool of `T` goes (its requirements with it) only when a tool of
+ * `T2` surely replaces it, one whose name is exactly one string literal. A tool whose name is known only as `string`
+ * (an imported MCP tool, `DynamicTool.fromSpec`), a pattern or a union of names could replace any tool or none, so
+ * every tool of `T` stays: adding must never make a needed service optional.
  *
  * @category models
  */
-export type Replaced<T extends Tool.Any, T2 extends Tool.Any> = Exclude<T, { readonly name: T2["name"] }> | T2
+export type Replaced<T extends Tool.Any, T2 extends Tool.Any> =
+  | Exclude<T, { readonly name: ExactNames<T2> }>
+  | T2
+
+/**
+ * A name when it is exactly one string literal, and `never` when it could stand for several names at run time:
+ * `string`, a pattern (`` `mcp_${string}` ``), a union. `{} extends Record<N, unknown>` holds only when `N` adds no
+ * required key, which is the case of `string`, of a pattern and of `never`.
+ */
+type ExactName<N> = [N] extends [UnionToIntersection<N>] ? {} extends Record<N & string, unknown> ? never : N
+  : never
+
+/** The exact names (see {@link ExactName}) of the tools `T`, one tool at a time. */
+type ExactNames<T extends Tool.Any> = T extends Tool.Any ? ExactName<T["name"]> : never
+
+type UnionToIntersection<U> = (U extends unknown ? (_: U) => void : never) extends (_: infer I) => void ? I : never
 
 /**
  * Removes the tool with this name, keeping the order of the rest.
@@ -187,12 +233,14 @@ export const remove: {
 )
 
 /**
- * The tools of a set after the tool named `N` was removed. A name known only as `string` could be any tool's, so
- * the set keeps its type (and its requirements): removing must never make a needed service optional.
+ * The tools of a set after the tool named `N` was removed. Only a name that is exactly one string literal removes a
+ * tool from the type: a name known only as `string`, a pattern or a union (`"a" | "b"`, of which one tool goes at run
+ * time) could be any tool's, so the set keeps its type and its requirements. Removing must never make a needed
+ * service optional.
  *
  * @category models
  */
-export type Removed<T extends Tool.Any, N extends string> = string extends N ? T : Exclude<T, { readonly name: N }>
+export type Removed<T extends Tool.Any, N extends string> = Exclude<T, { readonly name: ExactName<N> }>
 
 /**
  * The tools of both sets: `self`'s in order, then `that`'s; a tool of `that` replaces a same-named tool of `self` in

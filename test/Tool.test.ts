@@ -309,6 +309,55 @@ describe("Tool", () => {
       "tool `slow`: the timeout annotation is not a duration: soon"
     )
   })
+
+  describe("parameters", () => {
+    // The compiler refuses these Schemas; a widened type (a Schema built at run time, a cast) gets them past it.
+    const withParameters = (parameters: Tool.AnySchema) => () =>
+      Tool.make("tool_x", {
+        description: "Has these parameters",
+        parameters: parameters as Tool.ParametersSchema,
+        call: () => Effect.succeed("done")
+      })
+    const refusal = "tool `tool_x`: parameters must be a Schema of an object (a call's arguments are a JSON object), " +
+      "but their JSON Schema allows"
+
+    it("Tool.make throws a TypeError naming the tool for parameters that no JSON object decodes to", () => {
+      assert.throws(withParameters(Schema.Date), TypeError, `${refusal} "string" at the top: {"type":"string"}`)
+      const refused: ReadonlyArray<readonly [Tool.AnySchema, string]> = [
+        [Schema.ReadonlyMap(Schema.String, Schema.Number), "array"],
+        [Schema.ReadonlySet(Schema.String), "array"],
+        [Schema.Union([Schema.Struct({ a: Schema.String }), Schema.Array(Schema.String)]), "array"],
+        [Schema.NullOr(Schema.Struct({ a: Schema.String })), "null"],
+        [Schema.Tuple([Schema.String]), "array"],
+        [Schema.String, "string"],
+        [Schema.Finite, "number"],
+        [Schema.fromJsonString(Schema.Struct({ a: Schema.String })), "string"]
+      ]
+      for (const [parameters, type] of refused) {
+        assert.throws(withParameters(parameters), TypeError, `${refusal} "${type}" at the top: {`)
+      }
+    })
+
+    it("Tool.make accepts every Schema whose JSON Schema admits objects only, or constrains nothing", () => {
+      class Point extends Schema.Class<Point>("Point")({ x: Schema.Finite, y: Schema.Finite }) {}
+      const accepted: ReadonlyArray<Tool.AnySchema> = [
+        Schema.Struct({}),
+        Schema.Struct({ at: Schema.Date, tags: Schema.ReadonlySet(Schema.String) }),
+        Schema.Record(Schema.String, Schema.Number),
+        Schema.Union([Schema.Struct({ a: Schema.String }), Schema.Struct({ b: Schema.Number })]),
+        Point,
+        Schema.JsonObject,
+        // No constraint: every object decodes (dispatch takes null and blank arguments for `{}`).
+        Schema.Any,
+        Schema.Unknown
+      ]
+      for (const parameters of accepted) {
+        const tool = withParameters(parameters)()
+        assert.strictEqual(tool.parameters, parameters)
+        assert.strictEqual(Tool.definition(tool).parameters.type, "object")
+      }
+    })
+  })
 })
 
 describe("Tool.provide", () => {

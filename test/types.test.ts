@@ -225,18 +225,109 @@ describe("types", () => {
       parameters: Schema.Union([Schema.Struct({ a: Schema.String }), Schema.Struct({ b: Schema.Number })]),
       call: () => Effect.succeed("ok")
     })
-    Tool.make("string", {
-      description: "Not an object",
-      // @ts-expect-error a string is not an object
-      parameters: Schema.String,
-      call: () => Effect.succeed("never")
+    // Checked by the compiler only: `Tool.make` throws for these (see Tool.test.ts).
+    const refused = () => [
+      Tool.make("string", {
+        description: "Not an object",
+        // @ts-expect-error a string is not an object
+        parameters: Schema.String,
+        call: () => Effect.succeed("never")
+      }),
+      Tool.make("array", {
+        description: "Not an object either",
+        // @ts-expect-error an array is not an object
+        parameters: Schema.Array(Schema.String),
+        call: () => Effect.succeed("never")
+      })
+    ]
+    expectTypeOf(refused).toBeFunction()
+  })
+
+  it("parameters whose JSON encoding is not an object do not compile, though their type is an object", () => {
+    // Checked by the compiler only: `Tool.make` throws for these (see Tool.test.ts).
+    const refused = () => [
+      Tool.make("date", {
+        description: "JSON carries a Date as a string",
+        // @ts-expect-error a Date is encoded to a string
+        parameters: Schema.Date,
+        call: () => Effect.succeed("never")
+      }),
+      Tool.make("map", {
+        description: "JSON carries a Map as an array of pairs",
+        // @ts-expect-error a Map is encoded to an array
+        parameters: Schema.ReadonlyMap(Schema.String, Schema.Number),
+        call: () => Effect.succeed("never")
+      }),
+      Tool.make("set", {
+        description: "JSON carries a Set as an array",
+        // @ts-expect-error a Set is encoded to an array
+        parameters: Schema.ReadonlySet(Schema.String),
+        call: () => Effect.succeed("never")
+      }),
+      Tool.make("object_or_array", {
+        description: "A union with a branch no JSON object decodes to",
+        // @ts-expect-error one branch is an array
+        parameters: Schema.Union([Schema.Struct({ a: Schema.String }), Schema.Array(Schema.String)]),
+        call: () => Effect.succeed("ok")
+      }),
+      Tool.make("null_or_object", {
+        description: "A union with null",
+        // @ts-expect-error one branch is null
+        parameters: Schema.NullOr(Schema.Struct({})),
+        call: () => Effect.succeed("ok")
+      }),
+      Tool.make("tuple", {
+        description: "A tuple",
+        // @ts-expect-error a tuple is an array
+        parameters: Schema.Tuple([Schema.String]),
+        call: () => Effect.succeed("ok")
+      })
+    ]
+    expectTypeOf(refused).toBeFunction()
+    // Field names are free: the check looks at symbol keys only.
+    const Named = Tool.make("named", {
+      description: "Fields named like the members of arrays, maps and dates",
+      parameters: Schema.Struct({
+        length: Schema.Int,
+        size: Schema.Int,
+        getTime: Schema.String,
+        entries: Schema.String
+      }),
+      call: ({ length, size }) => Effect.succeed(length + size)
     })
-    Tool.make("array", {
-      description: "Not an object either",
-      // @ts-expect-error an array is not an object
-      parameters: Schema.Array(Schema.String),
-      call: () => Effect.succeed("never")
+    expectTypeOf<Tool.Parameters<typeof Named>>().toEqualTypeOf<
+      { readonly length: number; readonly size: number; readonly getTime: string; readonly entries: string }
+    >()
+    const Dated = Tool.make("dated", {
+      description: "A Date inside an object is fine",
+      parameters: Schema.Struct({ at: Schema.Date }),
+      call: ({ at }) => Effect.succeed(at.getTime())
     })
+    expectTypeOf<Tool.Parameters<typeof Dated>>().toEqualTypeOf<{ readonly at: Date }>()
+  })
+
+  it("a generic helper over Tool.ParametersSchema, or over fields of Tool.AnySchema, can call Tool.make", () => {
+    const echo = <const Name extends string, P extends Tool.ParametersSchema>(name: Name, parameters: P) =>
+      Tool.make(name, { description: "Echo", parameters, call: (args) => Effect.succeed(args) })
+    const fromFields = <const Name extends string, F extends Record<string, Tool.AnySchema>>(name: Name, fields: F) =>
+      Tool.make(name, {
+        description: "Echo",
+        parameters: Schema.Struct(fields),
+        call: (args) => Effect.succeed(JSON.stringify(args))
+      })
+    expectTypeOf(echo("echo", Schema.Struct({ text: Schema.String }))).toEqualTypeOf<
+      Tool.Tool<"echo", { readonly text: string }, { readonly text: string }, never, never>
+    >()
+    expectTypeOf(fromFields("fields", { n: Schema.Int, note: Schema.optionalKey(Schema.String) })).toEqualTypeOf<
+      Tool.Tool<"fields", { readonly n: number; readonly note?: string }, string, never, never>
+    >()
+    const refused = () => [
+      // @ts-expect-error the helper's constraint keeps out what Tool.make refuses
+      echo("scalar", Schema.String),
+      // @ts-expect-error and so does it for a Date
+      echo("date", Schema.Date)
+    ]
+    expectTypeOf(refused).toBeFunction()
   })
 
   it("replacing or removing a tool removes its requirements, but only for a name known exactly", () => {
@@ -259,6 +350,91 @@ describe("types", () => {
     const someName: string = "shared"
     const removedByString = ToolSet.remove(ToolSet.make(NeedsDb), someName)
     expectTypeOf<ToolSet.Requirements<typeof removedByString>>().toEqualTypeOf<Database>()
+  })
+
+  describe("tools whose name is not one literal replace and remove nothing in the type", () => {
+    const Who = Tool.make("who", {
+      description: "Who is asking",
+      parameters: Schema.Struct({}),
+      call: () => Effect.map(CurrentUser, (user) => user.id)
+    })
+    const mine = ToolSet.make(Who)
+    const whoCall = ToolCall.make({ id: "1", name: "who", arguments: {} })
+    // Tools imported at run time (`McpClient`, `DynamicTool.fromSpec`) are named `string`.
+    const imported: ReadonlyArray<DynamicTool.PortableTool> = []
+    const importedOne = DynamicTool.portable(String("imported"), {
+      description: "Imported",
+      parameters: { type: "object" },
+      call: Effect.succeed
+    })
+
+    it("merge with tools named `string` keeps the requirements", () => {
+      const merged = ToolSet.merge(mine, ToolSet.make(...imported))
+      expectTypeOf<ToolSet.Requirements<typeof merged>>().toEqualTypeOf<CurrentUser>()
+      // @ts-expect-error CurrentUser is still required
+      runnable(ToolSet.execute(merged, whoCall))
+      const piped = mine.pipe(ToolSet.merge(ToolSet.make(...imported)))
+      expectTypeOf<ToolSet.Requirements<typeof piped>>().toEqualTypeOf<CurrentUser>()
+    })
+
+    it("add of a tool named `string` keeps the requirements", () => {
+      const added = ToolSet.add(mine, importedOne)
+      expectTypeOf<ToolSet.Requirements<typeof added>>().toEqualTypeOf<CurrentUser>()
+      // @ts-expect-error CurrentUser is still required
+      runnable(ToolSet.execute(added, whoCall))
+      const NeedsDb = DynamicTool.make(String("lookup"), {
+        description: "Needs the database",
+        parameters: { type: "object" },
+        call: () => Effect.map(Database, (db) => db.lookup("x"))
+      })
+      const both = mine.pipe(ToolSet.add(NeedsDb))
+      expectTypeOf<ToolSet.Requirements<typeof both>>().toEqualTypeOf<CurrentUser | Database>()
+    })
+
+    it("a name typed as a union or a pattern replaces nothing; an exact one in the same set still does", () => {
+      const unionNamed = Tool.make("who" as "who" | "other", {
+        description: "One of two names",
+        parameters: Schema.Struct({}),
+        call: () => Effect.succeed("x")
+      })
+      const byUnion = ToolSet.add(mine, unionNamed)
+      expectTypeOf<ToolSet.Requirements<typeof byUnion>>().toEqualTypeOf<CurrentUser>()
+      const patternNamed = Tool.make("who" as `w${string}`, {
+        description: "A pattern",
+        parameters: Schema.Struct({}),
+        call: () => Effect.succeed("x")
+      })
+      const byPattern = ToolSet.add(mine, patternNamed)
+      expectTypeOf<ToolSet.Requirements<typeof byPattern>>().toEqualTypeOf<CurrentUser>()
+      const ExactWho = Tool.make("who", {
+        description: "Replaces who",
+        parameters: Schema.Struct({}),
+        call: () => Effect.succeed("x")
+      })
+      const replaced = ToolSet.merge(mine, ToolSet.make(ExactWho, importedOne))
+      expectTypeOf<ToolSet.Requirements<typeof replaced>>().toEqualTypeOf<never>()
+    })
+
+    it("remove by a name typed as a union of literals, or as a pattern, keeps the requirements", () => {
+      const which = "who" as "who" | "other"
+      const removed = ToolSet.remove(mine, which)
+      expectTypeOf<ToolSet.Requirements<typeof removed>>().toEqualTypeOf<CurrentUser>()
+      // @ts-expect-error CurrentUser is still required: at run time only one of the names is removed
+      runnable(ToolSet.execute(removed, whoCall))
+      const piped = mine.pipe(ToolSet.remove(which))
+      expectTypeOf<ToolSet.Requirements<typeof piped>>().toEqualTypeOf<CurrentUser>()
+      const byPattern = ToolSet.remove(mine, "who" as `w${string}`)
+      expectTypeOf<ToolSet.Requirements<typeof byPattern>>().toEqualTypeOf<CurrentUser>()
+      const exact = ToolSet.remove(mine, "who")
+      expectTypeOf<ToolSet.Requirements<typeof exact>>().toEqualTypeOf<never>()
+    })
+
+    it("a helper generic over the tools keeps their requirements", () => {
+      const run = <T extends Tool.Any>(set: ToolSet.ToolSet<T>) => ToolSet.execute(set, whoCall)
+      expectTypeOf(run(mine)).toEqualTypeOf<Effect.Effect<ToolResult.ToolResult, never, CurrentUser>>()
+      // @ts-expect-error CurrentUser is required
+      runnable(run(mine))
+    })
   })
 
   it("the service of a layer keeps the per-call requirements only", () => {
