@@ -38,8 +38,11 @@ export interface Annotations {
   readonly strict?: boolean | undefined
   /**
    * Dispatch interrupts the call after this long and fails it with kind `timeout`. As with `Effect.timeout`, the
-   * result waits for the interruption to finish, so the tool's finalizers have always run by then; a tool inside an
-   * uninterruptible region is answered only when the region ends.
+   * result waits for the interruption to finish, so the finalizers of the call's own scopes (its `Effect.scoped`,
+   * `Effect.ensuring`, `Effect.onInterrupt`) have always run by then; a tool inside an uninterruptible region is
+   * answered only when the region ends. A resource acquired into a `Scope` the tool requires (one left unclosed
+   * in its requirements) belongs to whoever provides that scope, and lives as long as it: close a call's resources
+   * with `Effect.scoped` inside the call.
    */
   readonly timeout?: Duration.Input | undefined
   /**
