@@ -18,7 +18,7 @@ import * as ToolExecutionError from "../../src/ToolExecutionError.ts"
 import * as ToolOutput from "../../src/ToolOutput.ts"
 import * as ToolResultContent from "../../src/ToolResultContent.ts"
 import * as ToolSet from "../../src/ToolSet.ts"
-import { pixel, resultOf, user } from "./fixtures.ts"
+import { howRead, pixel, resultOf, user } from "./fixtures.ts"
 
 const contentOf = (...blocks: Parameters<typeof ToolOutput.content>[0]) =>
   Anthropic.toolResults([resultOf(ToolOutput.content(blocks))])[0]!.content[0]!.content
@@ -116,13 +116,7 @@ describe("Anthropic", () => {
         expect(calls.map((call) => call.arguments)).toStrictEqual(["{\"left\":1,\"right\":2}", "", "1 + 2", 42])
         const results = yield* ToolSet.executeAll(set, calls)
         // Read as dispatch reads any call's arguments: the text parsed, empty text as `{}`, a number refused.
-        expect(results.map((result) => ({
-          id: result.callId,
-          arguments: result.arguments,
-          status: result.status,
-          kind: result.error._tag === "Some" ? result.error.value.kind : undefined,
-          output: result.status === "success" ? result.output.content : undefined
-        }))).toStrictEqual([
+        expect(howRead(results)).toStrictEqual([
           {
             id: "toolu_text",
             arguments: { left: 1, right: 2 },

@@ -23,7 +23,7 @@ import * as ToolExecutionError from "../../src/ToolExecutionError.ts"
 import * as ToolOutput from "../../src/ToolOutput.ts"
 import * as ToolResultContent from "../../src/ToolResultContent.ts"
 import * as ToolSet from "../../src/ToolSet.ts"
-import { pixel, resultOf, user } from "./fixtures.ts"
+import { howRead, pixel, resultOf, user } from "./fixtures.ts"
 
 const responseOf = (...blocks: Parameters<typeof ToolOutput.content>[0]) =>
   Gemini.toolResults([resultOf(ToolOutput.content(blocks))])[0]!.parts[0]
@@ -320,13 +320,7 @@ describe("Gemini", () => {
         const calls = Gemini.toolCalls(parts)
         expect(calls.map((call) => call.arguments)).toStrictEqual(["{\"left\":1,\"right\":2}", "1 + 2", 42])
         const results = yield* ToolSet.executeAll(set, calls)
-        expect(results.map((result) => ({
-          id: result.callId,
-          arguments: result.arguments,
-          status: result.status,
-          kind: result.error._tag === "Some" ? result.error.value.kind : undefined,
-          output: result.status === "success" ? result.output.content : undefined
-        }))).toStrictEqual([
+        expect(howRead(results)).toStrictEqual([
           {
             id: "fc_text",
             arguments: { left: 1, right: 2 },

@@ -47,3 +47,13 @@ export const resultOf = (output: ToolOutput.ToolOutput, options: ResultOptions =
     durationMs: 1
   })
 }
+
+/** What a test of how a call's arguments were read compares of each result: its id, arguments, status and output. */
+export const howRead = (results: ReadonlyArray<ToolResult.ToolResult>) =>
+  results.map((result) => ({
+    id: result.callId,
+    arguments: result.arguments,
+    status: result.status,
+    kind: Option.isSome(result.error) ? result.error.value.kind : undefined,
+    output: result.status === "success" ? result.output.content : undefined
+  }))
