@@ -554,12 +554,13 @@ const walk = (compiled: Compiled, plan: Plan | undefined, value: unknown, hops =
           return walk(compiled, branch.plan, candidate)
         }
       }
-      // Inside the one object, a nested union offers the keys of every branch it has in any top-level branch: a
-      // value may carry `null` for keys its own branch does not have. Read so, the first branch it fits.
+      // Inside the one object, a key offers the form every top-level branch gives it: a nested value may be written
+      // in another branch's form, with `null` for keys its own form lacks and without keys its own form leaves
+      // optional. Read so, the first branch it stands for.
       for (const branch of plan.branches) {
-        if (matches(compiled.parameters, branch.schema, source, 0, true)) {
-          return walk(compiled, branch.plan, withoutStrayNulls(compiled.parameters, branch.schema, source, 0))
-        }
+        if (Object.keys(source).some((key) => !branch.keys.has(key) && source[key] !== null)) continue
+        const read = readAs(compiled, branch.schema, branch.plan, source, 0)
+        if (read !== undefined) return read.value
       }
       return walk(compiled, plan.merged, value, hops + 1)
     }
@@ -644,40 +645,71 @@ const resolveRef = (root: JsonSchema, ref: string): unknown => {
 }
 
 /**
- * The value without the `null`s of keys the schema's objects do not have, the union branches chosen as `matches`
- * chooses them leniently: what a value read leniently stands for.
+ * The data a value written in any branch's form stands for in the form `schema` (compiled with `plan`), or
+ * `undefined` when it stands for none. Of an object's keys, one the schema lacks must be `null`; one it has is absent
+ * where it was optional and the value sends `null` or leaves it out, and is read in its own form otherwise.
  */
-const withoutStrayNulls = (root: JsonSchema, schema: unknown, value: unknown, hops: number): unknown => {
-  if (!Predicate.isObject(schema) || value === null || typeof value !== "object" || hops >= maxHops) return value
-  if (typeof schema.$ref === "string") return withoutStrayNulls(root, resolveRef(root, schema.$ref), value, hops + 1)
+const readAs = (
+  compiled: Compiled,
+  schema: unknown,
+  plan: Plan | undefined,
+  value: unknown,
+  hops: number
+): { readonly value: unknown } | undefined => {
+  const root = compiled.parameters
+  if (!Predicate.isObject(schema) || hops >= maxHops) return matches(root, schema, value, hops) ? { value } : undefined
+  if (typeof schema.$ref === "string") {
+    const target = plan?._tag === "Ref" ? compiled.defs.get(plan.name) : undefined
+    return readAs(compiled, resolveRef(root, schema.$ref), target, value, hops + 1)
+  }
   if (Array.isArray(schema.anyOf)) {
-    const branch = schema.anyOf.find((branch) => matches(root, branch, value, hops + 1, true))
-    return withoutStrayNulls(root, branch, value, hops + 1)
+    const branches = plan?._tag === "AnyOf" ? plan.branches : []
+    for (let i = 0; i < schema.anyOf.length; i++) {
+      const read = readAs(compiled, schema.anyOf[i], branches[i]?.plan, value, hops + 1)
+      if (read !== undefined) return read
+    }
+    return undefined
   }
-  if (Array.isArray(value)) return value.map((item) => withoutStrayNulls(root, schema.items, item, 0))
-  const properties = Predicate.isObject(schema.properties) ? schema.properties : {}
-  const out: Record<string, unknown> = {}
-  for (const [key, field] of Object.entries(value)) {
-    if (Object.hasOwn(properties, key)) setField(out, key, withoutStrayNulls(root, properties[key], field, 0))
-    else if (field !== null || schema.additionalProperties !== false) setField(out, key, field)
+  if (plan?._tag === "Array" && Array.isArray(value)) {
+    if (!matches(root, { ...schema, items: undefined }, value, hops)) return undefined
+    const out: Array<unknown> = []
+    for (const item of value) {
+      const read = readAs(compiled, schema.items, plan.items, item, 0)
+      if (read === undefined) return undefined
+      out.push(read.value)
+    }
+    return { value: out }
   }
-  return out
+  if (plan?._tag === "Object" && Predicate.isObject(value) && !Array.isArray(value)) {
+    const properties = Predicate.isObject(schema.properties) ? schema.properties : {}
+    if (Object.keys(value).some((key) => !Object.hasOwn(properties, key) && value[key] !== null)) return undefined
+    const out: Record<string, unknown> = {}
+    for (const [key, property] of Object.entries(properties)) {
+      const { optional = false, plan: inner = undefined } = plan.properties.get(key) ?? {}
+      const field = Object.hasOwn(value, key) ? value[key] : undefined
+      if (optional && (field === undefined || field === null)) continue
+      const read = field === undefined ? undefined : readAs(compiled, property, inner, field, 0)
+      if (read === undefined) return undefined
+      setField(out, key, read.value)
+    }
+    return { value: out }
+  }
+  return matches(root, schema, value, hops) ? { value } : undefined
 }
 
 /**
  * Whether a JSON value satisfies a schema of the strict subset this module compiles to: `type`, `enum`, `const`,
  * `properties` / `required` / `additionalProperties: false`, `items`, `anyOf` and `$ref` into the root `$defs`, and
  * the value bounds strict mode keeps (`minimum`, `maximum`, their exclusive forms, `pattern`, `minItems`,
- * `maxItems`). Other keywords (formats, `multipleOf`) are not checked: dispatch's Schema checks them. `lenient`
- * also lets a closed object carry `null` for keys it does not have.
+ * `maxItems`). Other keywords (formats, `multipleOf`) are not checked: dispatch's Schema checks them.
  */
-const matches = (root: JsonSchema, schema: unknown, value: unknown, hops: number, lenient = false): boolean => {
+const matches = (root: JsonSchema, schema: unknown, value: unknown, hops: number): boolean => {
   if (!Predicate.isObject(schema)) return schema !== false
   if (typeof schema.$ref === "string") {
     const target = hops >= maxHops ? undefined : resolveRef(root, schema.$ref)
-    if (target === undefined || !matches(root, target, value, hops + 1, lenient)) return false
+    if (target === undefined || !matches(root, target, value, hops + 1)) return false
   }
-  if (Array.isArray(schema.anyOf) && !schema.anyOf.some((branch) => matches(root, branch, value, hops + 1, lenient))) {
+  if (Array.isArray(schema.anyOf) && !schema.anyOf.some((branch) => matches(root, branch, value, hops + 1))) {
     return false
   }
   if ("const" in schema && !jsonEqual(schema.const, value)) return false
@@ -697,7 +729,7 @@ const matches = (root: JsonSchema, schema: unknown, value: unknown, hops: number
   } else if (Array.isArray(value)) {
     if (typeof schema.minItems === "number" && value.length < schema.minItems) return false
     if (typeof schema.maxItems === "number" && value.length > schema.maxItems) return false
-    if (schema.items !== undefined && !value.every((item) => matches(root, schema.items, item, 0, lenient))) {
+    if (schema.items !== undefined && !value.every((item) => matches(root, schema.items, item, 0))) {
       return false
     }
   } else if (Predicate.isObject(value)) {
@@ -705,10 +737,10 @@ const matches = (root: JsonSchema, schema: unknown, value: unknown, hops: number
     if (properties !== undefined) {
       for (const key of Object.keys(value)) {
         if (!Object.hasOwn(properties, key)) {
-          if (schema.additionalProperties === false && !(lenient && value[key] === null)) return false
+          if (schema.additionalProperties === false) return false
           continue
         }
-        if (!matches(root, properties[key], value[key], 0, lenient)) return false
+        if (!matches(root, properties[key], value[key], 0)) return false
       }
     }
     if (Array.isArray(schema.required) && !schema.required.every((key) => Object.hasOwn(value, key))) return false

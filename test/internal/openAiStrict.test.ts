@@ -498,6 +498,39 @@ describe("restoreAbsent picks the branch the value satisfies", () => {
     }))
 })
 
+describe("a top-level union, lowered: a nested value written in another branch's form", () => {
+  // Found by the generated-schema property below (a seed of it): `a` is an object in both branches, with other keys.
+  const Mixed = Tool.make("mixed", {
+    description: "d",
+    parameters: Schema.Union([
+      Schema.Struct({ b: Schema.Finite, a: Schema.Struct({ a: Schema.optionalKey(Schema.Finite) }) }),
+      Schema.Struct({
+        a: Schema.Struct({ c: Schema.optionalKey(Schema.Literal("y")) }),
+        c: Schema.NullOr(Schema.String),
+        b: Schema.optionalKey(Schema.NullOr(Schema.String))
+      })
+    ]),
+    call: (args) => Effect.succeed(args)
+  })
+  const mixed = ToolSet.make(Mixed)
+
+  it.effect("reads as the branch it stands for: nulls for the other form's keys, a required null kept", () =>
+    Effect.gen(function*() {
+      const offered = Result.getOrThrow(OpenAiChat.definitions(mixed, { strict: true }))[0]!.function.parameters
+      // The second branch's `{ a: {}, c: null }`, its `a` written in the first branch's form (`a: null`).
+      const sent = { b: null, a: { a: null }, c: null }
+      expect(accepts(offered, sent)).toBe(true)
+      const calls = OpenAiChat.toolCalls({
+        tool_calls: [{ id: "c", type: "function", function: { name: "mixed", arguments: JSON.stringify(sent) } }]
+      }, { tools: mixed, strict: true })
+      const [result] = yield* ToolSet.executeAll(mixed, calls)
+      expect([result!.status, ToolOutput.asJson(result!.output)]).toStrictEqual([
+        "success",
+        Option.some({ a: {}, c: null })
+      ])
+    }))
+})
+
 // ---------------------------------------------------------------------------
 // Generated schemas: what a strict model may send always reaches the tool
 // ---------------------------------------------------------------------------
