@@ -20,7 +20,7 @@
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import {
-  type ByteSize,
+  ByteSize,
   Context,
   Duration,
   Effect,
@@ -224,6 +224,11 @@ class Revision {
     return this.adapter.protocolVersion
   }
 
+  /** Whether the server answered with an older revision, which the connection now speaks. */
+  get agreed(): boolean {
+    return this.adapter !== McpProtocol.v2025_11_25
+  }
+
   /**
    * The adapter Effect's client is given: `asked` by its revision, and in all else the adapter of the revision
    * agreed on. A transport of another revision than ours is left as it is.
@@ -308,9 +313,7 @@ const connect = (
     const handle: McpClient = {
       [TypeId]: TypeId,
       serverInfo: client.serverInfo,
-      protocolVersion: transport.protocol.protocolVersion === client.protocolVersion
-        ? revision.version
-        : client.protocolVersion,
+      protocolVersion: revision.agreed ? revision.version : client.protocolVersion,
       instructions: client.instructions,
       effectClient: client,
       notifications
@@ -368,8 +371,8 @@ export const fromTransport = (
  * messages, their envelopes mended, and the notifications published as they pass (Effect's client drops them). A
  * line that is not a message (a banner, a log record) is dropped, with a warning, instead of ending the connection.
  */
-const readServerOutput = (pubsub: PubSub.PubSub<Notification>) => {
-  const read = serverOutputReader()
+const readServerOutput = (pubsub: PubSub.PubSub<Notification>, maxBytes: number) => {
+  const read = serverOutputReader(maxBytes)
   const encoder = new TextEncoder()
   return (chunk: Uint8Array): Effect.Effect<Uint8Array> =>
     Effect.suspend(() => {
@@ -384,6 +387,18 @@ const readServerOutput = (pubsub: PubSub.PubSub<Notification>) => {
 }
 
 const empty = new Uint8Array(0)
+
+/**
+ * The bytes of `maxMessageBytes` as Effect's transport reads it (16 MiB when not given). One it cannot read is no
+ * limit here: Effect's transport refuses it, and the connection with it.
+ */
+const messageLimit = (input: ByteSize.Input | undefined): number => {
+  const size: Option.Option<ByteSize.ByteSize> = input === undefined
+    ? Option.some(ByteSize.mebibytes(16))
+    : ByteSize.fromInput(input)
+  const bytes: Option.Option<number> = Option.flatMap(size, ByteSize.toNumber)
+  return Option.isSome(bytes) && bytes.value > 0 ? bytes.value : Number.POSITIVE_INFINITY
+}
 
 /**
  * Starts an MCP server as a child process and connects to it over its standard input and output. The child lives
@@ -420,7 +435,7 @@ export const stdio = (
         Effect.map(spawner.spawn(command), (handle) =>
           ChildProcessSpawner.makeHandle({
             ...handle,
-            stdout: handle.stdout.pipe(Stream.mapEffect(readServerOutput(pubsub)))
+            stdout: handle.stdout.pipe(Stream.mapEffect(readServerOutput(pubsub, messageLimit(options.maxMessageBytes))))
           }))
       )
       const command = ChildProcess.make(options.command, [...(options.args ?? [])], {
@@ -474,7 +489,7 @@ export const http = (
       const client = HttpClient.mapRequest(
         yield* HttpClient.HttpClient,
         (request) =>
-          revision.adapter === McpProtocol.v2025_11_25
+          !revision.agreed
             ? request
             : HttpClientRequest.setHeader(request, "mcp-protocol-version", revision.version)
       )

@@ -10,7 +10,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Context, Deferred, Effect, Fiber, Layer, Logger, Option, Result, Schedule, Schema, Sink, Stream } from "effect"
 import { McpClient as EffectMcpClient, McpProtocol } from "effect/ai"
-import { ChildProcessSpawner } from "effect/process"
+import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import { spawn } from "node:child_process"
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import { createRequire } from "node:module"
@@ -473,7 +473,7 @@ describe("servers of older revisions of MCP", () => {
         const client = yield* rawClient(revision)
         assert.strictEqual(client.protocolVersion, revision)
         const tools = yield* McpClient.tools(client)
-        assert.deepStrictEqual(tools.map((tool) => tool.name), ["add", "noisy", "extra", "bare_error"])
+        assert.deepStrictEqual(tools.map((tool) => tool.name), ["add", "noisy", "extra", "bare_error", "unended"])
         const result = yield* ToolSet.execute(ToolSet.make(...tools), call("add", { left: 1, right: 2 }))
         assert.deepStrictEqual([result.status, result.output], ["success", ToolOutput.text("3")])
       }).pipe(Effect.scoped), { timeout: 60_000 })
@@ -486,6 +486,18 @@ describe("servers of older revisions of MCP", () => {
       const error = yield* Effect.flip(Effect.scoped(rawClient("2023-01-01")))
       assert.strictEqual(error.reason._tag, "UnsupportedError")
     }), { timeout: 60_000 })
+
+  it.live("a transport of your own made for an older revision is spoken to in it, and says so", () =>
+    Effect.gen(function*() {
+      const transport = yield* EffectMcpClient.stdio({
+        command: ChildProcess.make(process.execPath, ["--import", "tsx", rawPeer, "2025-06-18"]),
+        protocol: McpProtocol.v2025_06_18 as unknown as typeof McpProtocol.v2025_11_25
+      })
+      const client = yield* McpClient.fromTransport(transport)
+      assert.strictEqual(client.protocolVersion, "2025-06-18")
+      const result = yield* ToolSet.execute(ToolSet.make(...(yield* McpClient.tools(client))), call("add", { left: 2, right: 3 }))
+      assert.deepStrictEqual([result.status, result.output], ["success", ToolOutput.text("5")])
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), { timeout: 60_000 })
 
   it.live("a published server on 2024-11-05 (server-github, SDK 1.0.1) lists its tools", () =>
     Effect.gen(function*() {
@@ -551,6 +563,18 @@ describe("servers of older revisions of MCP", () => {
 })
 
 describe("a server whose output is not all JSON-RPC, as real servers write it", () => {
+  it.live("a line that never ends is cut at maxMessageBytes: the call fails at once, not when memory runs out", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.stdio({
+        command: process.execPath,
+        args: ["--import", "tsx", rawPeer, "-"],
+        maxMessageBytes: 64 * 1024
+      })
+      const result = yield* ToolSet.execute(ToolSet.make(...(yield* McpClient.tools(client))), call("unended", {}))
+      assert.deepStrictEqual([result.status, errorOf(result).kind], ["error", "provider"])
+      assert.include(errorOf(result).message, "maxMessageBytes")
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+
   it.live("a banner, log lines, extra members and an error without its message are read past, with warnings", () =>
     Effect.gen(function*() {
       const warnings: Array<string> = []

@@ -41,6 +41,8 @@ const readIn = (sizes: ReadonlyArray<number>): Read => {
 /** What one whole line reads as. */
 const readLine = (line: string): Read => serverOutputReader()(new TextEncoder().encode(`${line}\n`))
 
+const encode = (text: string) => new TextEncoder().encode(text)
+
 describe("a server's output", () => {
   it("passes on its JSON-RPC messages as they came, and the notifications among them; the last line, unended, not yet", () => {
     const read = readIn([bytes.length])
@@ -52,6 +54,8 @@ describe("a server's output", () => {
     assert.deepStrictEqual(readIn([bytes.length]).dropped, [
       "a line that is not JSON: \"Server started on stdio ✓\"",
       "a line that is not a JSON-RPC message: \"{\\\"level\\\":\\\"info\\\",\\\"msg\\\":\\\"ready\\\"}\"",
+      // A batch of two messages that are not JSON-RPC.
+      "a line that is not a JSON-RPC message: \"[1,2]\"",
       "a line that is not a JSON-RPC message: \"[1,2]\"",
       "a line that is not JSON: \"not JSON, with \\\"method\\\" in it\""
     ])
@@ -95,7 +99,7 @@ describe("a server's output", () => {
         { jsonrpc: "2.0", id: 3, error: { code: "E1", message: "no", data: { d: 1 }, stack: "…" } },
         { jsonrpc: "2.0", id: 3, error: { code: -32603, message: "no", data: { d: 1 } } }
       ],
-      [{ jsonrpc: "2.0", id: 4, error: "broken" }, { jsonrpc: "2.0", id: 4, error: { code: -32603, message: "the server's error had no message" } }]
+      [{ jsonrpc: "2.0", id: 4, error: 12 }, { jsonrpc: "2.0", id: 4, error: { code: -32603, message: "the server's error had no message" } }]
     ]
     for (const [sent, read] of cases) {
       const { dropped, messages } = readLine(JSON.stringify(sent))
@@ -106,6 +110,40 @@ describe("a server's output", () => {
     assert.deepStrictEqual(readLine(JSON.stringify({ jsonrpc: "2.0", method: "n", params: { a: 1 }, x: 1 })).notifications, [
       { method: "n", params: { a: 1 } }
     ])
+  })
+
+  it("reads what an error given as a string, or a response that also names a method, meant", () => {
+    assert.deepStrictEqual(readLine(JSON.stringify({ jsonrpc: "2.0", id: 3, error: "Tool not found: foo" })).messages, [
+      JSON.stringify({ jsonrpc: "2.0", id: 3, error: { code: -32603, message: "Tool not found: foo" } })
+    ])
+    const answer = { jsonrpc: "2.0", id: 1, method: "tools/call", result: { content: [] } }
+    assert.deepStrictEqual(readLine(JSON.stringify(answer)).messages, [
+      JSON.stringify({ jsonrpc: "2.0", id: 1, result: { content: [] } })
+    ])
+  })
+
+  it("reads a batch as its messages, one a line", () => {
+    const batch = [{ jsonrpc: "2.0", id: 1, result: {} }, { jsonrpc: "2.0", method: "notifications/x" }, { no: 1 }]
+    const read = readLine(JSON.stringify(batch))
+    assert.deepStrictEqual(read.messages, [JSON.stringify(batch[0]), JSON.stringify(batch[1])])
+    assert.deepStrictEqual(read.notifications, [{ method: "notifications/x" }])
+    assert.lengthOf(read.dropped, 1)
+  })
+
+  it("passes on a message nested too deep to write again as it came, rather than fail", () => {
+    const deep = `${"[".repeat(200_000)}${"]".repeat(200_000)}`
+    const line = `{"jsonrpc":"2.0","id":1,"result":{"content":[],"x":${deep}},"extra":1}`
+    assert.deepStrictEqual(readLine(line).messages, [line])
+  })
+
+  it("passes on a line past maxMessageBytes as it came, and one still unended once past it, for Effect to refuse", () => {
+    const read = serverOutputReader(100)
+    const junk = "x".repeat(150)
+    assert.deepStrictEqual(read(encode(`${junk}\n`)).messages, [junk])
+    assert.deepStrictEqual(read(encode("y".repeat(60))).messages, [])
+    assert.deepStrictEqual(read(encode("y".repeat(60))).messages, ["y".repeat(120)])
+    // What comes next starts a line of its own.
+    assert.deepStrictEqual(read(encode(`${messages[0]}\n`)).messages, [messages[0]])
   })
 
   it("drops JSON-RPC messages that are no request, notification or response", () => {

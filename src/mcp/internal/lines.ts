@@ -10,6 +10,8 @@ export interface LineReader {
   readonly read: (chunk: Uint8Array) => Array<string>
   /** What came after the last `\n`, once the stream has ended. */
   readonly rest: () => string
+  /** How many UTF-16 units of the line being read have come, so far. */
+  readonly pendingLength: () => number
 }
 
 /**
@@ -21,6 +23,7 @@ export const lineReader = (): LineReader => {
   const decoder = new TextDecoder()
   // The start of the line being read, as it came.
   const pending: Array<string> = []
+  let pendingLength = 0
   return {
     read: (chunk) => {
       const text = decoder.decode(chunk, { stream: true })
@@ -32,14 +35,20 @@ export const lineReader = (): LineReader => {
         start = end + 1
         lines.push(pending.length === 0 ? piece : pending.join("") + piece)
         pending.length = 0
+        pendingLength = 0
       }
-      if (start < text.length) pending.push(text.slice(start))
+      if (start < text.length) {
+        pending.push(text.slice(start))
+        pendingLength += text.length - start
+      }
       return lines
     },
     rest: () => {
       const rest = pending.join("") + decoder.decode()
       pending.length = 0
+      pendingLength = 0
       return rest
-    }
+    },
+    pendingLength: () => pendingLength
   }
 }

@@ -19,7 +19,11 @@ import { lineReader } from "./lines.ts"
 export interface Read {
   /** The notifications among the lines, in order. */
   readonly notifications: Array<Notification>
-  /** The lines to pass on, each a JSON-RPC message as Effect's client reads them, in order. */
+  /**
+   * The lines to pass on, each a JSON-RPC message as Effect's client reads them, in order. A line longer than the
+   * limit is passed on as it came, and so is a line still unended once it is longer: Effect's client refuses it with
+   * its own error for a message over `maxMessageBytes`.
+   */
   readonly messages: Array<string>
   /** Why each line that was dropped was, with the start of the line, for the host's logs. */
   readonly dropped: Array<string>
@@ -27,13 +31,20 @@ export interface Read {
 
 /**
  * A reader of one server's output: given each chunk as it comes, it answers what the lines the chunk completes hold.
- * Lines may be cut anywhere, UTF-8 characters too (see {@link lineReader}).
+ * Lines may be cut anywhere, UTF-8 characters too (see {@link lineReader}). `maxBytes` is the connection's
+ * `maxMessageBytes`: a line past it is not read here, but passed on for Effect's client to refuse.
  */
-export const serverOutputReader = (): (chunk: Uint8Array) => Read => {
+export const serverOutputReader = (maxBytes: number = Number.POSITIVE_INFINITY): (chunk: Uint8Array) => Read => {
   const lines = lineReader()
   return (chunk) => {
     const read: Read = { notifications: [], messages: [], dropped: [] }
-    for (const line of lines.read(chunk)) readLine(line, read)
+    for (const line of lines.read(chunk)) {
+      // Each UTF-16 unit is one UTF-8 byte at least.
+      if (line.length > maxBytes) read.messages.push(line)
+      else readLine(line, read)
+    }
+    // Held back no longer: a line that never ends would grow here without bound.
+    if (lines.pendingLength() > maxBytes) read.messages.push(lines.rest())
     return read
   }
 }
@@ -65,7 +76,17 @@ const readLine = (line: string, read: Read): void => {
     read.dropped.push(`a line that is not JSON: ${excerpt(line)}`)
     return
   }
-  if (!Predicate.isObject(message) || Array.isArray(message) || message.jsonrpc !== "2.0") {
+  // A batch (JSON-RPC 2.0; MCP 2025-03-26 allows them): its messages, one a line, as Effect's client reads them.
+  if (Array.isArray(message) && message.length > 0) {
+    for (const one of message) readMessage(one, undefined, line, read)
+    return
+  }
+  readMessage(message, line, line, read)
+}
+
+/** One message of a line (`text`: the line, when it is the whole line and can pass on as it came). */
+const readMessage = (message: unknown, text: string | undefined, line: string, read: Read): void => {
+  if (!isObject(message) || message.jsonrpc !== "2.0") {
     read.dropped.push(`a line that is not a JSON-RPC message: ${excerpt(line)}`)
     return
   }
@@ -80,7 +101,19 @@ const readLine = (line: string, read: Read): void => {
       params === undefined ? { method: cleaned.message.method as string } : { method: cleaned.message.method as string, params }
     )
   }
-  read.messages.push(cleaned.message === message ? line : JSON.stringify(cleaned.message))
+  if (cleaned.message === message && text !== undefined) {
+    read.messages.push(text)
+    return
+  }
+  let written: string
+  try {
+    written = JSON.stringify(cleaned.message)
+  } catch {
+    // Nested too deep to write again (V8's JSON.stringify recurses): passed on as it came, for Effect's client to
+    // refuse as it would have.
+    written = text ?? line
+  }
+  read.messages.push(written)
 }
 
 /**
@@ -91,7 +124,8 @@ const readLine = (line: string, read: Read): void => {
 const envelopeOf = (
   message: Record<string, unknown>
 ): { readonly kind: "request" | "notification" | "response"; readonly message: Record<string, unknown> } | undefined => {
-  if (typeof message.method === "string") {
+  // A result or an error makes a response, whatever else it carries: a request never has either.
+  if (typeof message.method === "string" && !("result" in message) && !("error" in message)) {
     const params = message.params === undefined || isObject(message.params) ? message.params : undefined
     if ("id" in message) {
       if (!isRequestId(message.id)) return undefined
@@ -112,7 +146,8 @@ const envelopeOf = (
   if (!("error" in message) || !(message.id === undefined || message.id === null || isRequestId(message.id))) {
     return undefined
   }
-  const error = isObject(message.error) ? message.error : {}
+  // An error given as a bare string is its message.
+  const error = isObject(message.error) ? message.error : typeof message.error === "string" ? { message: message.error } : {}
   const code = Number.isSafeInteger(error.code) ? error.code : -32603
   const text = typeof error.message === "string" ? error.message : "the server's error had no message"
   if (
