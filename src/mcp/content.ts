@@ -532,9 +532,10 @@ const readContent = (
       return Result.fail(new McpContentError({ message: `structuredContent is not JSON: ${issueText(checked.failure)}` }))
     }
     const value = checked.success
+    const compact = JSON.stringify(value)
     const at = blocks.findIndex((block) =>
       block._tag === "Text" && block.uri === undefined && block.mediaType === undefined &&
-      block.resourceMeta === undefined && isJsonOf(block.text, value)
+      block.resourceMeta === undefined && isJsonOf(block.text, value, compact)
     )
     if (at < 0) blocks.push(new ToolResultContent.Json({ value }))
     else {
@@ -550,15 +551,16 @@ const readContent = (
 }
 
 /**
- * Whether `text` is the JSON of `value`, however it was written: compact (`JSON.stringify`), indented (as the reference
- * servers write it, `JSON.stringify(value, null, 2)`), with spaces after the separators (Python's `json.dumps`).
+ * Whether `text` is the JSON of `value` (`compact`: its `JSON.stringify`), however it was written: compact, indented
+ * (as the reference servers write it, `JSON.stringify(value, null, 2)`), with spaces after the separators (Python's
+ * `json.dumps`), with numbers spelt otherwise (`1e21` for `1e+21`).
  */
-const isJsonOf = (text: string, value: Schema.Json): boolean => {
-  const compact = JSON.stringify(value)
+const isJsonOf = (text: string, value: Schema.Json, compact: string): boolean => {
   if (text === compact) return true
-  // Text shorter than the compact form cannot hold the same value; only JSON-looking text is parsed.
+  // Only text that could be the same kind of value is parsed (each block's text once, whatever the value's size).
   const start = text.trimStart()[0]
-  if (text.length < compact.length || (start !== "{" && start !== "[" && start !== "\"")) return false
+  const kind = compact[0]
+  if (start !== kind || (kind !== "{" && kind !== "[" && kind !== "\"")) return false
   try {
     return sameJson(JSON.parse(text), value)
   } catch {

@@ -354,6 +354,12 @@ describe("mcp/content", () => {
       }
     })
 
+    it("takes the place of its JSON with numbers spelt otherwise (serde_json writes 1e21, JavaScript 1e+21)", () => {
+      // Shorter than JavaScript's own spelling.
+      const output = read([{ type: "text", text: "{\"v\":1e21}" }], { v: 1e21 })
+      assert.deepStrictEqual(comparable(output), comparable(ToolOutput.json({ v: 1e21 })))
+    })
+
     it("keeps a text that is other JSON, or not JSON, and adds the Json block after the content", () => {
       for (const text of ["{ \"t\": 22 }", "{ \"t\": 21, \"u\": 1 }", "[21]", "{ \"t\": 21 ", "t is 21"]) {
         const output = read([{ type: "text", text }], { t: 21 })
