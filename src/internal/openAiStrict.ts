@@ -663,9 +663,11 @@ const readAs = (
     return readAs(compiled, resolveRef(root, schema.$ref), target, value, hops + 1)
   }
   if (Array.isArray(schema.anyOf)) {
-    const branches = plan?._tag === "AnyOf" ? plan.branches : []
+    // A union's own plan has a plan per branch; a property made nullable (`anyOf: [its schema, null]`) keeps the plan
+    // of its schema, which reads the branch that is not null.
+    const branches = plan?._tag === "AnyOf" ? plan.branches : undefined
     for (let i = 0; i < schema.anyOf.length; i++) {
-      const read = readAs(compiled, schema.anyOf[i], branches[i]?.plan, value, hops + 1)
+      const read = readAs(compiled, schema.anyOf[i], branches === undefined ? plan : branches[i]?.plan, value, hops + 1)
       if (read !== undefined) return read
     }
     return undefined

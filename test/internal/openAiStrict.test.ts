@@ -531,6 +531,46 @@ describe("a top-level union, lowered: a nested value written in another branch's
     }))
 })
 
+describe("a top-level union, lowered: an optional reference in another branch's form", () => {
+  const Ref = DynamicTool.make("ref", {
+    description: "d",
+    parameters: {
+      $defs: { A1: { type: "object", properties: { x: { type: "string" }, y: { type: "string" } }, required: ["y"] } },
+      anyOf: [
+        {
+          type: "object",
+          properties: { k: { type: "object", properties: { p: { type: "string" } } }, a: { $ref: "#/$defs/A1" } },
+          required: ["k"]
+        },
+        {
+          type: "object",
+          properties: { k: { type: "object", properties: { q: { type: "string" } } }, z: { type: ["string", "null"] } },
+          required: ["k", "z"]
+        }
+      ]
+    },
+    call: (args) => Effect.succeed(args)
+  })
+  const refs = ToolSet.make(Ref)
+
+  it.effect("reads the reference's nulls as absent, whichever branch's form the other keys take", () =>
+    Effect.gen(function*() {
+      const offered = Result.getOrThrow(OpenAiChat.definitions(refs, { strict: true }))[0]!.function.parameters
+      for (const k of [{ q: null }, { p: null }]) {
+        const sent = { k, a: { x: null, y: "v" }, z: null }
+        expect(accepts(offered, sent)).toBe(true)
+        const calls = OpenAiChat.toolCalls({
+          tool_calls: [{ id: "c", type: "function", function: { name: "ref", arguments: JSON.stringify(sent) } }]
+        }, { tools: refs, strict: true })
+        const [result] = yield* ToolSet.executeAll(refs, calls)
+        expect([result!.status, ToolOutput.asJson(result!.output)]).toStrictEqual([
+          "success",
+          Option.some({ k: {}, a: { y: "v" } })
+        ])
+      }
+    }))
+})
+
 // ---------------------------------------------------------------------------
 // Generated schemas: what a strict model may send always reaches the tool
 // ---------------------------------------------------------------------------
