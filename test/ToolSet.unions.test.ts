@@ -30,6 +30,15 @@ describe("arguments: a union of objects", () => {
       assert.deepStrictEqual(argsOf(nested), { filter: { query: "q", page: 2 } })
     }))
 
+  it.effect("a member behind Schema.suspend is one too", () =>
+    Effect.gen(function*() {
+      const Plain = Schema.Struct({ query: Schema.String })
+      const Paged = Schema.Struct({ query: Schema.String, page: Schema.Int })
+      const Suspended = Schema.Union([Schema.suspend(() => Plain), Schema.suspend(() => Paged)])
+      const result = yield* ToolSet.execute(ToolSet.make(echo("suspended", Suspended)), call("suspended", { query: "q", page: 2 }))
+      assert.deepStrictEqual(argsOf(result), { query: "q", page: 2 })
+    }))
+
   it.effect("keys no member knows are still dropped, and a mismatch is still invalid_args", () =>
     Effect.gen(function*() {
       const extra = yield* ToolSet.execute(set, call("search", { query: "q", unknown: 1 }))

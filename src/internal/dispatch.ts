@@ -185,6 +185,13 @@ const exactMemberFirst = (
   return Effect.catchCause(decoded, () => usual(input))
 }
 
+/** Whether a union's member is an object on its JSON side, itself or through a `Schema.suspend`. */
+const isObjectMember = (member: SchemaAST.AST): boolean => {
+  let ast = SchemaAST.toEncoded(member)
+  for (let hops = 0; ast._tag === "Suspend" && hops < 32; hops++) ast = SchemaAST.toEncoded(ast.thunk())
+  return ast._tag === "Objects"
+}
+
 /** Whether the JSON side of an AST holds a union with an object member: one whose members may drop keys. */
 const hasObjectUnion = (root: SchemaAST.AST): boolean => {
   const seen = new Set<SchemaAST.AST>()
@@ -199,7 +206,7 @@ const hasObjectUnion = (root: SchemaAST.AST): boolean => {
     }
     switch (ast._tag) {
       case "Union":
-        if (ast.types.some((member) => SchemaAST.toEncoded(member)._tag === "Objects")) return true
+        if (ast.types.some(isObjectMember)) return true
         pending.push(...ast.types)
         break
       case "Objects":
