@@ -18,6 +18,7 @@ import * as ToolExecutionError from "../../src/ToolExecutionError.ts"
 import * as ToolOutput from "../../src/ToolOutput.ts"
 import * as ToolResultContent from "../../src/ToolResultContent.ts"
 import * as ToolSet from "../../src/ToolSet.ts"
+import { Add } from "../support/tools.ts"
 import { howRead, pixel, resultOf, user } from "./fixtures.ts"
 
 const contentOf = (...blocks: Parameters<typeof ToolOutput.content>[0]) =>
@@ -99,11 +100,6 @@ describe("Anthropic", () => {
 
     it.effect("passes a string input on as the arguments' JSON text, and any other non-object for invalid_args", () =>
       Effect.gen(function*() {
-        const Add = Tool.make("add", {
-          description: "Add",
-          parameters: Schema.Struct({ left: Schema.Int, right: Schema.Int }),
-          call: ({ left, right }) => Effect.succeed(left + right)
-        })
         const set = ToolSet.make(Add)
         // A stream's `input_json_delta`s join to JSON text: read as the arguments' text, not refused.
         const content = [
@@ -122,7 +118,7 @@ describe("Anthropic", () => {
             arguments: { left: 1, right: 2 },
             status: "success",
             kind: undefined,
-            output: [ToolResultContent.json(3)]
+            output: [ToolResultContent.json({ value: 3 })]
           },
           { id: "toolu_empty", arguments: {}, status: "error", kind: "invalid_args", output: undefined },
           { id: "toolu_bad", arguments: "1 + 2", status: "error", kind: "invalid_args", output: undefined },

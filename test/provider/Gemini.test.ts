@@ -23,6 +23,7 @@ import * as ToolExecutionError from "../../src/ToolExecutionError.ts"
 import * as ToolOutput from "../../src/ToolOutput.ts"
 import * as ToolResultContent from "../../src/ToolResultContent.ts"
 import * as ToolSet from "../../src/ToolSet.ts"
+import { Add } from "../support/tools.ts"
 import { howRead, pixel, resultOf, user } from "./fixtures.ts"
 
 const responseOf = (...blocks: Parameters<typeof ToolOutput.content>[0]) =>
@@ -306,11 +307,6 @@ describe("Gemini", () => {
 
     it.effect("passes string args on as the arguments' JSON text, and any other non-object for invalid_args", () =>
       Effect.gen(function*() {
-        const Add = Tool.make("add", {
-          description: "Add",
-          parameters: Schema.Struct({ left: Schema.Int, right: Schema.Int }),
-          call: ({ left, right }) => Effect.succeed(left + right)
-        })
         const set = ToolSet.make(Add)
         const parts = [
           { functionCall: { id: "fc_text", name: "add", args: "{\"left\":1,\"right\":2}" } },
@@ -326,7 +322,7 @@ describe("Gemini", () => {
             arguments: { left: 1, right: 2 },
             status: "success",
             kind: undefined,
-            output: [ToolResultContent.json(3)]
+            output: [ToolResultContent.json({ value: 3 })]
           },
           { id: "fc_bad", arguments: "1 + 2", status: "error", kind: "invalid_args", output: undefined },
           { id: "fc_number", arguments: 42, status: "error", kind: "invalid_args", output: undefined }
