@@ -170,7 +170,9 @@ const collectRefs = (node: unknown): Set<string> => {
 // A given parameters schema, with one object at its top
 // ---------------------------------------------------------------------------
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+/** Whether a value is an object that is not an array: a JSON object, as read from parsed JSON. */
+export const isRecord = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** Keywords whose value is data, not schemas: a `$ref` inside one is an example, not a reference. */
 export const dataKeywords: ReadonlySet<string> = new Set(["const", "enum", "default", "examples"])

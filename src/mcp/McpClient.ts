@@ -179,15 +179,11 @@ const CurrentCapture = Context.Reference<Capture | undefined>("effect-llm-tools/
   defaultValue: () => undefined
 })
 
-const capturing = (inner: EffectMcpClient.Transport, revision: Revision): EffectMcpClient.Transport => ({
-  ...inner,
-  protocol: revision.follow(inner.protocol),
-  request: (message, tool) =>
-    message.method === "initialize"
-      ? Effect.map(inner.request(message, tool), (response) => revision.agree(inner.protocol, response))
-      : message.method !== "tools/list"
-      ? inner.request(message, tool)
-      : Effect.gen(function*() {
+const capturing = (inner: EffectMcpClient.Transport, revision: Revision): EffectMcpClient.Transport => {
+  // Only a transport of our revision follows the one agreed on (see `Revision`); another is left as it was made.
+  const follows = inner.protocol.protocolVersion === ourRevision.protocolVersion
+  const listing = (message: McpSchema.JsonRpcRequest, tool?: McpSchema.Tool) =>
+    Effect.gen(function*() {
       const response = yield* inner.request(message, tool)
       const capture = yield* CurrentCapture
       if (capture === undefined || !("result" in response)) return response
@@ -195,11 +191,24 @@ const capturing = (inner: EffectMcpClient.Transport, revision: Revision): Effect
       if (Predicate.isObject(result) && Array.isArray(result.tools)) capture.tools.push(...result.tools)
       return response
     })
-})
+  return {
+    ...inner,
+    protocol: follows ? revision.follow() : inner.protocol,
+    request: (message, tool) =>
+      message.method === "initialize" && follows
+        ? Effect.map(inner.request(message, tool), (response) => revision.agree(response))
+        : message.method === "tools/list"
+        ? listing(message, tool)
+        : inner.request(message, tool)
+  }
+}
 
 // ---------------------------------------------------------------------------
 // The revision spoken
 // ---------------------------------------------------------------------------
+
+/** The revision the client asks for. */
+const ourRevision = McpProtocol.v2025_11_25
 
 /** The revisions before ours that Effect speaks: a server that answers with one of them is spoken to in it. */
 const olderRevisions: ReadonlyMap<string, McpProtocol.AnyProtocolAdapter> = new Map<string, McpProtocol.AnyProtocolAdapter>([
@@ -217,7 +226,7 @@ const olderRevisions: ReadonlyMap<string, McpProtocol.AnyProtocolAdapter> = new 
  * their `MCP-Protocol-Version` header (see {@link http}).
  */
 class Revision {
-  adapter: McpProtocol.AnyProtocolAdapter = McpProtocol.v2025_11_25
+  adapter: McpProtocol.AnyProtocolAdapter = ourRevision
 
   /** The revision agreed on: ours until the server's answer to `initialize` names another one. */
   get version(): string {
@@ -226,18 +235,14 @@ class Revision {
 
   /** Whether the server answered with an older revision, which the connection now speaks. */
   get agreed(): boolean {
-    return this.adapter !== McpProtocol.v2025_11_25
+    return this.adapter !== ourRevision
   }
 
-  /**
-   * The adapter Effect's client is given: `asked` by its revision, and in all else the adapter of the revision
-   * agreed on. A transport of another revision than ours is left as it is.
-   */
-  follow(asked: EffectMcpClient.Transport["protocol"]): EffectMcpClient.Transport["protocol"] {
-    if (asked.protocolVersion !== McpProtocol.v2025_11_25.protocolVersion) return asked
+  /** The adapter Effect's client is given: ours by its revision, and in all else the adapter of the revision agreed on. */
+  follow(): EffectMcpClient.Transport["protocol"] {
     const revision = this
     return {
-      protocolVersion: asked.protocolVersion,
+      protocolVersion: ourRevision.protocolVersion,
       get runtime() {
         return revision.adapter.runtime
       },
@@ -266,14 +271,14 @@ class Revision {
    * and the answer shown to Effect's client names the one it asked for. Any other answer is left as it came (Effect's
    * client refuses a revision it cannot speak).
    */
-  agree(asked: EffectMcpClient.Transport["protocol"], response: McpSchema.JsonRpcResponse): McpSchema.JsonRpcResponse {
-    if (asked.protocolVersion !== McpProtocol.v2025_11_25.protocolVersion || response.error !== undefined) return response
+  agree(response: McpSchema.JsonRpcResponse): McpSchema.JsonRpcResponse {
+    if (response.error !== undefined) return response
     const result: unknown = response.result
     if (!Predicate.isObject(result) || typeof result.protocolVersion !== "string") return response
     const older = olderRevisions.get(result.protocolVersion)
     if (older === undefined) return response
     this.adapter = older
-    return { jsonrpc: response.jsonrpc, id: response.id, result: { ...result, protocolVersion: asked.protocolVersion } }
+    return { jsonrpc: response.jsonrpc, id: response.id, result: { ...result, protocolVersion: ourRevision.protocolVersion } }
   }
 }
 
@@ -445,7 +450,7 @@ export const stdio = (
       })
       const transport = yield* EffectMcpClient.stdio({
         command,
-        protocol: McpProtocol.v2025_11_25,
+        protocol: ourRevision,
         maxMessageBytes: options.maxMessageBytes
       }).pipe(
         Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, reading)
@@ -495,7 +500,7 @@ export const http = (
       )
       const transport = yield* EffectMcpClient.http({
         url: options.url,
-        protocol: McpProtocol.v2025_11_25,
+        protocol: ourRevision,
         headers: options.headers,
         maxMessageBytes: options.maxMessageBytes
       }).pipe(Effect.provideService(HttpClient.HttpClient, client))

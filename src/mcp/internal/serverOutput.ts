@@ -11,7 +11,7 @@
  *
  * @internal
  */
-import { Predicate } from "effect"
+import { isRecord } from "../../internal/jsonSchema.ts"
 import type { Notification } from "../McpClient.ts"
 import { lineReader } from "./lines.ts"
 
@@ -61,6 +61,7 @@ const requestKeys = new Set(["jsonrpc", "id", "method", "params"])
 const notificationKeys = new Set(["jsonrpc", "method", "params"])
 const resultKeys = new Set(["jsonrpc", "id", "result"])
 const errorKeys = new Set(["jsonrpc", "id", "error"])
+const errorMemberKeys = new Set(["code", "message", "data"])
 
 const onlyKeys = (value: Record<string, unknown>, keys: ReadonlySet<string>): boolean => {
   for (const key in value) if (!keys.has(key)) return false
@@ -86,7 +87,7 @@ const readLine = (line: string, read: Read): void => {
 
 /** One message of a line (`text`: the line, when it is the whole line and can pass on as it came). */
 const readMessage = (message: unknown, text: string | undefined, line: string, read: Read): void => {
-  if (!isObject(message) || message.jsonrpc !== "2.0") {
+  if (!isRecord(message) || message.jsonrpc !== "2.0") {
     read.dropped.push(`a line that is not a JSON-RPC message: ${excerpt(line)}`)
     return
   }
@@ -95,19 +96,18 @@ const readMessage = (message: unknown, text: string | undefined, line: string, r
     read.dropped.push(`a JSON-RPC message that is neither a request, a notification nor a response: ${excerpt(line)}`)
     return
   }
-  if (cleaned.kind === "notification") {
-    const params = cleaned.message.params
+  if (typeof cleaned.method === "string" && !("id" in cleaned)) {
     read.notifications.push(
-      params === undefined ? { method: cleaned.message.method as string } : { method: cleaned.message.method as string, params }
+      cleaned.params === undefined ? { method: cleaned.method } : { method: cleaned.method, params: cleaned.params }
     )
   }
-  if (cleaned.message === message && text !== undefined) {
+  if (cleaned === message && text !== undefined) {
     read.messages.push(text)
     return
   }
   let written: string
   try {
-    written = JSON.stringify(cleaned.message)
+    written = JSON.stringify(cleaned)
   } catch {
     // Nested too deep to write again (V8's JSON.stringify recurses): passed on as it came, for Effect's client to
     // refuse as it would have.
@@ -121,51 +121,35 @@ const readMessage = (message: unknown, text: string | undefined, line: string, r
  * (extra members left out, `params` that are not an object left out, an error without a code or a message given
  * JSON-RPC's internal error code or a message saying so), or nothing when it is no message at all.
  */
-const envelopeOf = (
-  message: Record<string, unknown>
-): { readonly kind: "request" | "notification" | "response"; readonly message: Record<string, unknown> } | undefined => {
+const envelopeOf = (message: Record<string, unknown>): Record<string, unknown> | undefined => {
   // A result or an error makes a response, whatever else it carries: a request never has either.
   if (typeof message.method === "string" && !("result" in message) && !("error" in message)) {
-    const params = message.params === undefined || isObject(message.params) ? message.params : undefined
-    if ("id" in message) {
-      if (!isRequestId(message.id)) return undefined
-      return onlyKeys(message, requestKeys) && params === message.params
-        ? { kind: "request", message }
-        : { kind: "request", message: withParams({ jsonrpc: "2.0", id: message.id, method: message.method }, params) }
-    }
-    return onlyKeys(message, notificationKeys) && params === message.params
-      ? { kind: "notification", message }
-      : { kind: "notification", message: withParams({ jsonrpc: "2.0", method: message.method }, params) }
+    const params = message.params === undefined || isRecord(message.params) ? message.params : undefined
+    const isRequest = "id" in message
+    if (isRequest && !isRequestId(message.id)) return undefined
+    if (onlyKeys(message, isRequest ? requestKeys : notificationKeys) && params === message.params) return message
+    const cleaned: Record<string, unknown> = isRequest
+      ? { jsonrpc: "2.0", id: message.id, method: message.method }
+      : { jsonrpc: "2.0", method: message.method }
+    if (params !== undefined) cleaned.params = params
+    return cleaned
   }
   if ("result" in message) {
     if (!isRequestId(message.id)) return undefined
-    return onlyKeys(message, resultKeys)
-      ? { kind: "response", message }
-      : { kind: "response", message: { jsonrpc: "2.0", id: message.id, result: message.result } }
+    return onlyKeys(message, resultKeys) ? message : { jsonrpc: "2.0", id: message.id, result: message.result }
   }
   if (!("error" in message) || !(message.id === undefined || message.id === null || isRequestId(message.id))) {
     return undefined
   }
   // An error given as a bare string is its message.
-  const error = isObject(message.error) ? message.error : typeof message.error === "string" ? { message: message.error } : {}
+  const error = isRecord(message.error) ? message.error : typeof message.error === "string" ? { message: message.error } : {}
   const code = Number.isSafeInteger(error.code) ? error.code : -32603
   const text = typeof error.message === "string" ? error.message : "the server's error had no message"
   if (
-    onlyKeys(message, errorKeys) && code === error.code && text === error.message &&
-    onlyKeys(error, errorMemberKeys)
-  ) return { kind: "response", message }
+    onlyKeys(message, errorKeys) && code === error.code && text === error.message && onlyKeys(error, errorMemberKeys)
+  ) return message
   const cleaned: Record<string, unknown> = { jsonrpc: "2.0" }
   if (message.id !== undefined) cleaned.id = message.id
   cleaned.error = error.data === undefined ? { code, message: text } : { code, message: text, data: error.data }
-  return { kind: "response", message: cleaned }
-}
-
-const errorMemberKeys = new Set(["code", "message", "data"])
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  Predicate.isObject(value) && !Array.isArray(value)
-
-const withParams = (message: Record<string, unknown>, params: unknown): Record<string, unknown> => {
-  if (params !== undefined) message.params = params
-  return message
+  return cleaned
 }

@@ -21,6 +21,7 @@
  * a recursion with no way out is a schema that admits no value.
  */
 import { Arbitrary, Schema, type SchemaAST } from "effect"
+import { isRecord } from "../../internal/jsonSchema.ts"
 import { formatPattern, numericFormat } from "./formats.ts"
 
 type Json = Schema.Json
@@ -92,12 +93,11 @@ const scalarJson: Arbitrary.Arbitrary<Json> = Arbitrary.schema(
 // JSON helpers
 // -------------------------------------------------------------------------------------------------------------
 
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** Canonical JSON text: equal for values JSON Schema calls equal (key order aside, `1` and `1.0` alike). */
 const canonical = (value: unknown): string => {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
-  if (isObject(value)) {
+  if (isRecord(value)) {
     return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(",")}}`
   }
   return JSON.stringify(value) ?? "null"
@@ -320,7 +320,7 @@ export class Compiler {
     while (stack.length > 0) {
       const { node, pointer } = stack.pop()!
       if (typeof node !== "object" || node === null) continue
-      if (isObject(node) && (node["$anchor"] === name || node["$id"] === `#${name}`)) return { schema: node, pointer }
+      if (isRecord(node) && (node["$anchor"] === name || node["$id"] === `#${name}`)) return { schema: node, pointer }
       for (const [key, child] of Object.entries(node)) {
         // Values of these keywords are data, not schemas: an anchor spelled inside one anchors nothing.
         if (key === "enum" || key === "const" || key === "default" || key === "examples") continue
@@ -343,7 +343,7 @@ export class Compiler {
       const s = at.schema
       if (s === true) continue
       if (s === false) throw new NoValue("the schema `false` admits no value", at.pointer)
-      if (!isObject(s)) continue
+      if (!isRecord(s)) continue
       const p = at.pointer
       const child = (suffix: string, schema: unknown): Located => ({
         schema,
@@ -461,7 +461,7 @@ export class Compiler {
     pointer: string
   ): void {
     const declared = new Set<string>()
-    if (isObject(s.properties)) {
+    if (isRecord(s.properties)) {
       for (const [name, schema] of Object.entries(s.properties)) {
         declared.add(name)
         const list = shape.properties.get(name) ?? []
@@ -470,7 +470,7 @@ export class Compiler {
       }
     }
     const patterns: Array<RegExp> = []
-    if (isObject(s.patternProperties)) {
+    if (isRecord(s.patternProperties)) {
       for (const [source, schema] of Object.entries(s.patternProperties)) {
         let regex: RegExp
         try {
@@ -486,9 +486,9 @@ export class Compiler {
       }
     }
     if (Array.isArray(s.required)) for (const name of s.required) if (typeof name === "string") shape.required.add(name)
-    const dependencies = isObject(s.dependentRequired)
+    const dependencies = isRecord(s.dependentRequired)
       ? s.dependentRequired
-      : isObject(s.dependencies)
+      : isRecord(s.dependencies)
       ? s.dependencies
       : {}
     for (const [name, needed] of Object.entries(dependencies)) {
