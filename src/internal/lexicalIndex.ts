@@ -227,16 +227,18 @@ export const buildLexicalIndex = (
     // Stems of the documents' words, kept for queries. Words only a query brought are stemmed, never stored, so
     // that queries cannot grow the index.
     const stems = new Map<string, string>()
-    const normalize = (word: string): string | undefined => {
+    /** A word's term: `undefined` for a stop word, its stem otherwise, from `stems` or kept in `kept` once made. */
+    const termOf = (word: string, kept: Map<string, string>): string | undefined => {
       if (options.stopWords && stopWords.has(word)) return undefined
       if (!options.stem) return word
-      let stemmed = stems.get(word)
+      let stemmed = stems.get(word) ?? kept.get(word)
       if (stemmed === undefined) {
         stemmed = stemOf(stem, word)
-        stems.set(word, stemmed)
+        kept.set(word, stemmed)
       }
       return stemmed
     }
+    const normalize = (word: string): string | undefined => termOf(word, stems)
     const terms = (text: string, keepWhole: boolean): Array<string> => {
       if (keepWhole) return text === "" ? [] : [text.toLowerCase()]
       const out: Array<string> = []
@@ -272,17 +274,6 @@ export const buildLexicalIndex = (
       processTerm: (term: string) => term,
       combineWith: "OR" as const
     }
-    /** A query word's term; `seen` keeps the stems of the words only the query has, each stemmed once a query. */
-    const stemQueryWord = (word: string, seen: Map<string, string>): string | undefined => {
-      if (options.stopWords && stopWords.has(word)) return undefined
-      if (!options.stem) return word
-      let stemmed = stems.get(word) ?? seen.get(word)
-      if (stemmed === undefined) {
-        stemmed = stemOf(stem, word)
-        seen.set(word, stemmed)
-      }
-      return stemmed
-    }
     const fileTerm = options.fileNames ? normalize("file") : undefined
     // Each word's thesaurus terms, normalized as documents are.
     const related = new Map<string, Array<string>>()
@@ -303,9 +294,10 @@ export const buildLexicalIndex = (
         if (limit <= 0) return []
         const unique = new Set<string>()
         const expansions = new Set<string>()
+        // The stems of the words only the query has: each stemmed once a query, and never kept in the index.
         const seen = new Map<string, string>()
         const read = eachWord(query, (word) => {
-          const term = stemQueryWord(word, seen)
+          const term = termOf(word, seen)
           if (term !== undefined && term !== "") unique.add(term)
           for (const other of related.get(word) ?? []) expansions.add(other)
           return unique.size < maxQueryTerms
