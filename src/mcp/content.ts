@@ -459,8 +459,8 @@ const fromMcpBlock = (wire: McpContent, meta: ToolResultContent.Meta | undefined
  *
  * Annotations and `_meta` are kept (as `annotations` and `meta`; a resource's own `_meta` as `resourceMeta`).
  * `structuredContent` becomes a Json block: it takes the place of the text block whose text is its JSON, however
- * written (compact, indented, with spaces after the separators), and is added after the content when there is none. Checking it against the tool's output
- * schema is the caller's part. Empty content, with no `structuredContent`, reads as one empty Text block: an output
+ * written (compact, indented, with spaces after the separators), and is added after the content when there is none.
+ * Checking it against the tool's output schema is the caller's part. Empty content, with no `structuredContent`, reads as one empty Text block: an output
  * always has a block.
  *
  * Never throws: content that is not an array, a block of an unknown type, a missing or mistyped field, a `_meta` or
