@@ -13,7 +13,7 @@ import * as ToolDefinition from "./ToolDefinition.ts"
 import { type MissingToolContext, ToolContext } from "./ToolContext.ts"
 import * as ToolExecutionError from "./ToolExecutionError.ts"
 import { bounded } from "./internal/issues.ts"
-import { toJsonSchema } from "./internal/jsonSchema.ts"
+import { toJsonSchemaKept } from "./internal/jsonSchema.ts"
 import { isPositiveInteger } from "./internal/limiter.ts"
 
 const TypeId = "~effect-llm-tools/Tool" as const
@@ -381,7 +381,8 @@ const checkParameters = (name: string, parameters: AnySchema): void => {
   if (objectParameters.has(parameters)) return
   let root: ToolDefinition.JsonSchema
   try {
-    root = toJsonSchema(parameters)
+    // Kept for the tool's definition, which would generate it again.
+    root = toJsonSchemaKept(parameters)
   } catch {
     return
   }

@@ -57,6 +57,19 @@ describe("ToolDefinition", () => {
     assert.strictEqual(ToolDefinition.fromTool(Forecast), first)
   })
 
+  it("gives tools that share a parameters Schema equal parameters, never the same objects", () => {
+    const Shared = Schema.Struct({ city: Schema.String, nested: Schema.Struct({ days: Schema.Int }) })
+    const [one, two] = ["one", "two"].map((name) =>
+      ToolDefinition.fromTool(
+        Tool.make(name, { description: "d", parameters: Shared, call: () => Effect.succeed("ok") })
+      ).parameters as { readonly properties: { readonly nested: object } }
+    )
+    assert.deepStrictEqual(one, two)
+    assert.notStrictEqual(one, two)
+    assert.notStrictEqual(one!.properties, two!.properties)
+    assert.notStrictEqual(one!.properties.nested, two!.properties.nested)
+  })
+
   it("has no outputSchema key without a success Schema", () => {
     const Ping = Tool.make("ping", {
       description: "Check the service",

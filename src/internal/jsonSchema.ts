@@ -93,6 +93,20 @@ export const toJsonSchema = (schema: Schema.Top): JsonSchema => {
 }
 
 /**
+ * JSON Schemas generated before a definition asked for them (`Tool.make` reads the one of a tool's parameters to
+ * check it), each kept for the next {@link toParametersJsonSchema} of its Schema, which takes it: a typed tool's
+ * parameters are generated once, and no two definitions share an object.
+ */
+const spare = new WeakMap<Schema.Top, JsonSchema>()
+
+/** {@link toJsonSchema}, the result kept for the next {@link toParametersJsonSchema} of the same Schema. */
+export const toJsonSchemaKept = (schema: Schema.Top): JsonSchema => {
+  const out = toJsonSchema(schema)
+  spare.set(schema, out)
+  return out
+}
+
+/**
  * The JSON Schema of a tool's parameters: like {@link toJsonSchema}, and always an object with `properties` and
  * `required`, which is what every provider asks for (an empty struct says so explicitly).
  */
@@ -101,7 +115,9 @@ export const toParametersJsonSchema = (schema: Schema.Top): JsonSchema => {
   if (ast._tag === "Objects" && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0) {
     return { type: "object", properties: {}, required: [], additionalProperties: false }
   }
-  const out = toJsonSchema(schema)
+  const kept = spare.get(schema)
+  if (kept !== undefined) spare.delete(schema)
+  const out = kept ?? toJsonSchema(schema)
   // A union of structs (`anyOf` at the top) or a record has no `properties`: say what every provider asks of the top
   // of a parameters schema, which constrains nothing more.
   return { ...out, type: "object", properties: out.properties ?? {}, required: out.required ?? [] }
