@@ -24,7 +24,7 @@ import type * as ToolCall from "../ToolCall.ts"
 import * as ToolDefinition from "../ToolDefinition.ts"
 import * as ToolSet from "../ToolSet.ts"
 import { bounded } from "./issues.ts"
-import { inlineReference, type JsonSchema, resolvePointer } from "./jsonSchema.ts"
+import { inlineReference, isRecord, type JsonSchema, resolvePointer } from "./jsonSchema.ts"
 import { defineField, defaultLimits, type JsonLimits, parseArguments } from "./json.ts"
 import {
   definitionsOf,
@@ -682,7 +682,7 @@ const readAs = (
     }
     return { value: out }
   }
-  if (plan?._tag === "Object" && Predicate.isObject(value) && !Array.isArray(value)) {
+  if (plan?._tag === "Object" && isRecord(value)) {
     const properties = Predicate.isObject(schema.properties) ? schema.properties : {}
     if (Object.keys(value).some((key) => !Object.hasOwn(properties, key) && value[key] !== null)) return undefined
     const out: Record<string, unknown> = {}

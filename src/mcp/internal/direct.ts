@@ -20,9 +20,10 @@
  *
  * @internal
  */
-import { Cause, Effect, Fiber, Layer, Predicate, Queue, type Schema, type Scope, Stdio, Stream } from "effect"
+import { Cause, Effect, Fiber, Layer, Queue, type Schema, type Scope, Stdio, Stream } from "effect"
 import { RpcSerialization, RpcServer } from "effect/rpc"
 import type * as RpcMessage from "effect/rpc/RpcMessage"
+import { isRecord } from "../../internal/jsonSchema.ts"
 import { lineReader } from "./lines.ts"
 
 /** MCP's log levels, in order: a client that set one hears it and those above. */
@@ -126,10 +127,10 @@ export const interceptor = (
     const call = (clientId: number, request: RpcMessage.RequestEncoded): boolean => {
       const serve = direct.serve
       const params = request.payload
-      if (serve === undefined || !direct.initialized.has(clientId) || !isPlainObject(params)) return false
+      if (serve === undefined || !direct.initialized.has(clientId) || !isRecord(params)) return false
       const { name, arguments: args, _meta: meta } = params
-      if (typeof name !== "string" || (args !== undefined && !isPlainObject(args))) return false
-      if (meta !== undefined && !isPlainObject(meta)) return false
+      if (typeof name !== "string" || (args !== undefined && !isRecord(args))) return false
+      if (meta !== undefined && !isRecord(meta)) return false
       const served = serve(clientId, name, args ?? {}, (meta ?? {}) as Schema.JsonObject, notifyOf(clientId))
       if (served === undefined) return false
       const id = request.id
@@ -155,7 +156,7 @@ export const interceptor = (
 
     /** A `notifications/cancelled` of a running direct call interrupts it; `false` for any other. */
     const cancel = (clientId: number, params: unknown): boolean => {
-      if (!isPlainObject(params)) return false
+      if (!isRecord(params)) return false
       const requestId = params.requestId
       if (typeof requestId !== "string" && typeof requestId !== "number") return false
       const calls = direct.running.get(clientId)
@@ -186,14 +187,14 @@ export const interceptor = (
           direct.initialized.add(clientId)
           return false
         case "logging/setLevel": {
-          const level = isPlainObject(message.payload) ? message.payload.level : undefined
+          const level = isRecord(message.payload) ? message.payload.level : undefined
           if (orderOf.has(level)) direct.levels.set(clientId, level as Level)
           return false
         }
         case "initialize": {
           // A client that starts over is served by Effect's server until it has initialized again.
           forget(clientId)
-          const revision = isPlainObject(message.payload) ? message.payload.protocolVersion : undefined
+          const revision = isRecord(message.payload) ? message.payload.protocolVersion : undefined
           direct.started.set(clientId, typeof revision === "string" ? revision : undefined)
           return false
         }
@@ -353,7 +354,7 @@ const invalidRequest = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code:
 
 const hasNoId = (text: string): boolean => {
   const parsed: unknown = JSON.parse(text)
-  return isPlainObject(parsed) && (parsed.id === null || parsed.id === undefined)
+  return isRecord(parsed) && (parsed.id === null || parsed.id === undefined)
 }
 
 /** A JSON-RPC error. */
@@ -378,4 +379,3 @@ const errorAnswer = (id: string | number, error: RpcError): RpcMessage.FromServe
   exit: { _tag: "Failure", cause: [{ _tag: "Fail", error }] }
 })
 
-const isPlainObject = (u: unknown): u is Record<string, unknown> => Predicate.isObject(u) && !Array.isArray(u)
