@@ -6,7 +6,8 @@
  *   like any other `invalid_args`.
  * - Results are read from their wire form by `McpContent.fromMcp`: images, audio, embedded resources (with their
  *   `uri`), resource links, annotations and `_meta` survive. `structuredContent` becomes a Json block, checked
- *   against the tool's `outputSchema`.
+ *   against the tool's `outputSchema`; the `structuredContent` option of {@link tools} says whether the content is
+ *   kept beside it.
  * - `isError: true` fails the call with kind `other`, and the model still sees the server's content.
  * - A timeout fails the call with kind `timeout`, and the server is told to cancel (`notifications/cancelled`).
  * - A transport that fails, or a server process that exits, fails the call with kind `provider`, at once.
@@ -160,6 +161,39 @@ export interface ToolsOptions {
    * server is told to cancel.
    */
   readonly timeout?: Duration.Input | undefined
+  /**
+   * What the model is given of a successful result that carries `structuredContent`:
+   * - `"merge"` (the default): the content, with the structured value as a Json block in place of the text block that
+   *   is its JSON, or after the content when no block is;
+   * - `"content"`: the content alone, as the server wrote it for a model (the structured value is still checked
+   *   against the tool's `outputSchema`);
+   * - `"structured"`: the structured value alone, as one Json block (checked against the `outputSchema` by dispatch).
+   *
+   * A server whose text tells the structured value in other words is read twice under `"merge"`: server-filesystem,
+   * for one, answers with the text and again with `{ content: <the text> }`. An error result, and a result without
+   * `structuredContent`, are always read whole. Any other value is a `TypeError`, at the call.
+   */
+  readonly structuredContent?: StructuredContentMode | undefined
+}
+
+/**
+ * How a result's `structuredContent` and its content are read: see {@link ToolsOptions.structuredContent}.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type StructuredContentMode = "merge" | "content" | "structured"
+
+const structuredContentModes: ReadonlySet<unknown> = new Set<StructuredContentMode>(["merge", "content", "structured"])
+
+/** The options' `structuredContent`, or a `TypeError` naming the function for a value that is none of the modes. */
+const modeOf = (options: ToolsOptions | undefined, at: string): StructuredContentMode => {
+  const mode: unknown = options?.structuredContent ?? "merge"
+  if (!structuredContentModes.has(mode)) {
+    const given = typeof mode === "string" ? JSON.stringify(mode) : `a ${typeof mode}`
+    throw new TypeError(`McpClient.${at}: structuredContent must be "merge", "content" or "structured", not ${given}`)
+  }
+  return mode as StructuredContentMode
 }
 
 // ---------------------------------------------------------------------------
@@ -555,7 +589,8 @@ const callOf = (
   transport: EffectMcpClient.Transport,
   descriptor: McpSchema.Tool,
   name: string,
-  outputSchema: () => DynamicTool.JsonSchema | undefined
+  outputSchema: () => DynamicTool.JsonSchema | undefined,
+  mode: StructuredContentMode
 ) =>
 (args: DynamicTool.Arguments): Effect.Effect<ToolOutput.ToolOutput, ToolExecutionError.ToolExecutionError> =>
   Effect.flatMap(
@@ -570,14 +605,15 @@ const callOf = (
         descriptor
       )
     ).pipe(Effect.mapError((error) => fromClientError(name, error))),
-    (response) => readResponse(response, name, outputSchema)
+    (response) => readResponse(response, name, outputSchema, mode)
   )
 
 /** A `tools/call`'s response as the call's output, or why it is not one. */
 const readResponse = (
   response: McpSchema.JsonRpcResponse,
   name: string,
-  outputSchema: () => DynamicTool.JsonSchema | undefined
+  outputSchema: () => DynamicTool.JsonSchema | undefined,
+  mode: StructuredContentMode
 ): Effect.Effect<ToolOutput.ToolOutput, ToolExecutionError.ToolExecutionError> => {
   if ("error" in response) {
     const message = Predicate.isObject(response.error) && typeof response.error.message === "string"
@@ -591,7 +627,13 @@ const readResponse = (
   if (!Predicate.isObject(result)) {
     return Effect.fail(ToolExecutionError.makeSafe("provider", `MCP tool \`${name}\` answered without a result`))
   }
-  const read = McpContent.fromMcp(result.content, result.structuredContent)
+  const structured = result.structuredContent
+  // An error is read whole: what the server says went wrong may be in either part.
+  const read = mode === "merge" || structured === undefined || result.isError === true
+    ? McpContent.fromMcp(result.content, structured)
+    : mode === "content"
+    ? McpContent.fromMcp(result.content)
+    : McpContent.fromMcp([], structured)
   if (Result.isFailure(read)) {
     return Effect.fail(ToolExecutionError.makeSafe(
       "provider",
@@ -672,8 +714,9 @@ const readResponse = (
 export const tools = (
   client: McpClient,
   options?: ToolsOptions
-): Effect.Effect<Array<DynamicTool.PortableTool>, McpClientError.McpClientError> =>
-  Effect.gen(function*() {
+): Effect.Effect<Array<DynamicTool.PortableTool>, McpClientError.McpClientError> => {
+  const mode = modeOf(options, "tools")
+  return Effect.gen(function*() {
     const { client: effectClient, transport } = internalOf(client)
     const capture: Capture = { tools: [] }
     const listed = yield* effectClient.listTools().pipe(Effect.provideService(CurrentCapture, capture))
@@ -699,7 +742,7 @@ export const tools = (
           parameters: descriptor.inputSchema as DynamicTool.JsonSchema,
           outputSchema: descriptor.outputSchema as DynamicTool.JsonSchema | undefined,
           annotations: annotationsOf(raw, timeout),
-          call: callOf(transport, descriptor, name, () => tool?.jsonSchemas?.outputSchema)
+          call: callOf(transport, descriptor, name, () => tool?.jsonSchemas?.outputSchema, mode)
         })
       } catch (error) {
         yield* Effect.logWarning(
@@ -712,6 +755,7 @@ export const tools = (
     }
     return imported
   })
+}
 
 // ---------------------------------------------------------------------------
 // Following the server's list
@@ -768,8 +812,9 @@ export const attach = <I, PerCall>(
   client: McpClient,
   server: Context.Key<I, ToolServer.ToolServer<PerCall>>,
   options?: ToolsOptions
-): Effect.Effect<Attached, McpClientError.McpClientError, I | Scope.Scope> =>
-  Effect.gen(function*() {
+): Effect.Effect<Attached, McpClientError.McpClientError, I | Scope.Scope> => {
+  modeOf(options, "attach")
+  return Effect.gen(function*() {
     const target = yield* server
     const { pubsub } = internalOf(client)
     // Subscribed before the first listing: a change the server makes meanwhile is not missed.
@@ -829,3 +874,4 @@ export const attach = <I, PerCall>(
     }
     return { refresh }
   })
+}

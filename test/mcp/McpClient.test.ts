@@ -14,6 +14,9 @@ import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import { spawn } from "node:child_process"
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import { createRequire } from "node:module"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import {
   DynamicTool,
@@ -31,6 +34,7 @@ const everything = require.resolve("@modelcontextprotocol/server-everything/dist
 const peer = fileURLToPath(new URL("../fixtures/mcpClientPeer.ts", import.meta.url))
 const rawPeer = fileURLToPath(new URL("../fixtures/mcpRawPeer.ts", import.meta.url))
 const github = require.resolve("@modelcontextprotocol/server-github/dist/index.js")
+const filesystem = require.resolve("@modelcontextprotocol/server-filesystem/dist/index.js")
 const ourServer = fileURLToPath(new URL("../fixtures/mcpServer.ts", import.meta.url))
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -450,6 +454,72 @@ describe("connecting", () => {
       assert.deepStrictEqual({ title, readOnly, idempotent }, { title: "Echo", readOnly: true, idempotent: true })
       const result = yield* ToolSet.execute(ToolSet.make(...tools), call("ours_echo", { text: "over http" }))
       assert.deepStrictEqual([result.status, result.output], ["success", ToolOutput.text("over http")])
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+})
+
+describe("structuredContent: merged with the content, or one of them alone", () => {
+  /** A directory holding `note.txt`, removed with the scope. */
+  const noteDirectory = Effect.acquireRelease(
+    Effect.sync(() => {
+      const root = mkdtempSync(join(tmpdir(), "mcp-structured-"))
+      writeFileSync(join(root, "note.txt"), "buy milk")
+      return root
+    }),
+    (root) => Effect.sync(() => rmSync(root, { recursive: true, force: true }))
+  )
+
+  it.live("server-filesystem tells its text again as { content }: each mode gives what it says", () =>
+    Effect.gen(function*() {
+      const root = yield* noteDirectory
+      const client = yield* McpClient.stdio({ command: process.execPath, args: [filesystem, root] })
+      const read = (structuredContent?: McpClient.StructuredContentMode) =>
+        Effect.gen(function*() {
+          const tools = yield* McpClient.tools(client, structuredContent === undefined ? {} : { structuredContent })
+          const set = ToolSet.make(...tools)
+          const note = yield* ToolSet.execute(set, call("read_text_file", { path: join(root, "note.txt") }))
+          const outside = yield* ToolSet.execute(set, call("read_text_file", { path: join(root, "..", "elsewhere") }))
+          return { note, outside }
+        })
+      const text = ToolResultContent.text("buy milk")
+      const json = new ToolResultContent.Json({ value: { content: "buy milk" } })
+      const merged = yield* read()
+      assert.deepStrictEqual(merged.note.output, ToolOutput.content([text, json]))
+      assert.deepStrictEqual((yield* read("merge")).note.output, merged.note.output)
+      const content = yield* read("content")
+      assert.deepStrictEqual([content.note.status, content.note.output], ["success", ToolOutput.text("buy milk")])
+      const structured = yield* read("structured")
+      assert.deepStrictEqual(
+        [structured.note.status, structured.note.output],
+        ["success", ToolOutput.json({ content: "buy milk" })]
+      )
+      // An error is read whole, whatever the mode: the model sees why.
+      for (const { outside } of [merged, content, structured]) {
+        assert.strictEqual(errorOf(outside).kind, "other")
+        assert.match(ToolOutput.render(errorOf(outside).modelOutput!), /denied|outside/i)
+      }
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+
+  it.live("with the content alone, the structured value is still checked against the outputSchema", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.stdio({ command: process.execPath, args: ["--import", "tsx", peer] })
+      const tools = yield* collectingWarnings([])(McpClient.tools(client, { structuredContent: "content" }))
+      const set = ToolSet.make(...tools)
+      const good = yield* ToolSet.execute(set, call("weather", { mode: "good" }))
+      assert.deepStrictEqual([good.status, good.output], ["success", ToolOutput.text("{\"celsius\":21}")])
+      const bad = yield* ToolSet.execute(set, call("weather", { mode: "bad" }))
+      assert.strictEqual(errorOf(bad).kind, "other")
+      assert.match(errorOf(bad).message, /\$\.celsius/)
+      const missing = yield* ToolSet.execute(set, call("weather", { mode: "missing" }))
+      assert.match(errorOf(missing).message, /without structuredContent/)
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+
+  it.live("a mode that is none of the three is a TypeError at the call, of tools and of attach", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.stdio({ command: process.execPath, args: ["--import", "tsx", peer] })
+      class Tools extends Context.Service<Tools, ToolServer.ToolServer>()("test/McpClient/StructuredTools") {}
+      const both = { structuredContent: "both" as McpClient.StructuredContentMode }
+      assert.throws(() => McpClient.tools(client, both), /McpClient\.tools: structuredContent must be .* not "both"/)
+      assert.throws(() => McpClient.attach(client, Tools, both), /McpClient\.attach: structuredContent must be/)
     }).pipe(Effect.scoped), { timeout: 60_000 })
 })
 
