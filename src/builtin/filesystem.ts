@@ -481,6 +481,11 @@ const hasGlobSyntax = (pattern: string): boolean => /[*?[{]/.test(pattern)
  * A glob's cost is bounded before any name is matched: its `{…}` groups, not nested, expand to at most
  * {@link maxPatternCombinations} patterns, and it has at most {@link maxPatternStars} `*`. (A `\` makes the next
  * character literal, as it does in the glob.) The number of patterns it expands to is the answer.
+ *
+ * A `{`, `,` or `}` between a `[` and a later `]` of the same path segment is refused unless escaped: the glob may
+ * read it as a member of a `[…]` class, where the count here would read brace syntax, and a `}` taken to close a
+ * group early (`{[}],b,c}`) would make a glob of thousands of patterns pass for one. Such a pattern is refused
+ * whichever way the glob reads it, so the count holds however the glob tells a class from a literal `[`.
  */
 const checkPattern = (pattern: string): Effect.Effect<number, Failure> => {
   let depth = 0
@@ -488,10 +493,25 @@ const checkPattern = (pattern: string): Effect.Effect<number, Failure> => {
   let combinations = 1
   let alternatives = 1
   let stars = 0
+  /** An unescaped `[` was seen in this segment, and a `{`, `,` or `}` after it. */
+  let bracket = false
+  let braceAfterBracket = false
   for (let i = 0; i < pattern.length; i++) {
     const char = pattern[i]
+    if (bracket && (char === "{" || char === "," || char === "}")) braceAfterBracket = true
     if (char === "\\") {
       i++
+    } else if (char === "/") {
+      bracket = false
+      braceAfterBracket = false
+    } else if (char === "[") {
+      bracket = true
+    } else if (char === "]" && braceAfterBracket) {
+      return Effect.fail(
+        ToolExecutionError.invalidArgs(
+          "a pattern's `{`, `,` and `}` inside a […] class must be escaped with `\\` (`[\\{\\}]`), or moved out of it"
+        )
+      )
     } else if (char === "*") {
       stars++
     } else if (char === "{") {

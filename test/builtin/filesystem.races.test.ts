@@ -563,6 +563,29 @@ describe("what a search may cost", () => {
       }
     }))
 
+  it.effect("a {, , or } inside a […] class is refused unless escaped: the glob reads it as a character", () =>
+    Effect.gen(function*() {
+      const box = yield* sandbox
+      writeFiles(box.root, { "a.txt": "", "b.md": "", "{x}.txt": "", "c}": "" })
+      const set = yield* build({ root: box.root })
+      const search = (pattern: string) => call(set, "search_files", { pattern })
+      const refused = failed(
+        "invalid_args",
+        "a pattern's `{`, `,` and `}` inside a […] class must be escaped with `\\` (`[\\{\\}]`), or moved out of it"
+      )
+      // Counted as 1 pattern if `}` closed the group; the glob, reading `[}]` as a class, expands it to 9^4 = 6561.
+      const group = "{[}],b,c,d,e,f,g,h,i}"
+      for (const pattern of [group.repeat(4), "[{]x}.txt", "[a,b]*", "[]}]", "{a,[}]}", "x/[{,}]"]) {
+        assert.deepStrictEqual(seen(yield* search(pattern)), refused, pattern)
+      }
+      const matches = (...found: Array<string>) => ({ path: ".", matches: found, truncated: false })
+      // Escaped, a brace is a character of the class; out of a class, or in another segment, it is a group.
+      assert.deepStrictEqual(jsonOf(yield* search("[\\{]x[\\}].txt")), matches("{x}.txt"))
+      assert.deepStrictEqual(jsonOf(yield* search("c[\\}]")), matches("c}"))
+      assert.deepStrictEqual(jsonOf(yield* search("[ab].{txt,md}")), matches("a.txt", "b.md"))
+      assert.deepStrictEqual(jsonOf(yield* search("{a,b}.[tm]*")), matches("a.txt", "b.md"))
+    }))
+
   it.effect.prop(
     "a pattern with at most 16 * is searched, and one with more is refused",
     [Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 40 }))],
