@@ -32,12 +32,23 @@ export class Shed {
 }
 
 interface Waiter {
-  /** The queue it counts in, left when the permit is handed over or the wait is interrupted. */
-  readonly queue: WaitQueue | undefined
+  /**
+   * The queue it counts in while it waits: `undefined` once it has left it (handed a permit, or gone), so that it is
+   * counted out once, whichever of these comes first.
+   */
+  queue: WaitQueue | undefined
   resume: ((effect: Effect.Effect<void>) => void) | undefined
   dispatcher: Scheduler.SchedulerDispatcher | undefined
   /** A permit was handed to it: it holds one, whether or not it woke up to use it. */
   granted: boolean
+}
+
+/** Counts a waiter out of its queue, once. */
+const leave = (waiter: Waiter): void => {
+  if (waiter.queue !== undefined) {
+    waiter.queue.waiting--
+    waiter.queue = undefined
+  }
 }
 
 /** At most `permits` effects in flight at once; the rest wait in arrival order. */
@@ -75,6 +86,11 @@ export class Limiter {
       }),
       () => {
         if (held || waiter?.granted === true) this.release()
+        else if (waiter !== undefined) {
+          // Interrupted while waiting, or before its wait began (counted, not yet in line): it leaves.
+          this.waiters.delete(waiter)
+          leave(waiter)
+        }
         return Effect.void
       }
     )
@@ -90,7 +106,7 @@ export class Limiter {
         // Interrupted while waiting: leave the line. A waiter already handed its permit has left it, and holds the
         // permit until `run`'s finalizer gives it back.
         return Effect.sync(() => {
-          if (!waiter.granted && this.waiters.delete(waiter) && waiter.queue !== undefined) waiter.queue.waiting--
+          if (!waiter.granted && this.waiters.delete(waiter)) leave(waiter)
         })
       })
     })
@@ -109,7 +125,7 @@ export class Limiter {
   release(): void {
     for (const waiter of this.waiters) {
       this.waiters.delete(waiter)
-      if (waiter.queue !== undefined) waiter.queue.waiting--
+      leave(waiter)
       waiter.granted = true
       // The permit changes hands: `active` stays as it is. The waiter wakes on its own dispatcher's next task, not
       // inside the releasing fiber: a batch being interrupted releases permits from its finalizers, and its waiting

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Schema } from "effect"
+import * as Scheduler from "effect/Scheduler"
 import { isPositiveInteger, Limiter, Shed, WaitQueue } from "../../src/internal/limiter.ts"
 
 /** Calls in flight now, at most, and in which order they entered. */
@@ -73,6 +74,31 @@ describe("Limiter", () => {
       yield* Deferred.succeed(gate, undefined)
       yield* Fiber.join(running)
       assert.strictEqual(yield* Fiber.join(next), "next")
+      assert.deepStrictEqual([queue.waiting, limiter.active], [0, 0])
+    }))
+
+  it.effect("a call interrupted at any step of joining the line is counted out of its queue: no slot is lost", () =>
+    Effect.gen(function*() {
+      const limiter = new Limiter(1)
+      const queue = new WaitQueue(1)
+      const holder = yield* start(limiter.run(Effect.never, queue))
+      // A fiber that yields every few steps can be interrupted between any two of them: counted as waiting, and not yet
+      // in line, among others. Each `steps` lets the call go that far before it is interrupted.
+      for (const ops of [2, 3, 4, 5]) {
+        for (let steps = 0; steps < 12; steps++) {
+          const call = yield* Effect.forkChild(
+            limiter.run(Effect.void, queue).pipe(Effect.provideService(Scheduler.MaxOpsBeforeYield, ops))
+          )
+          for (let i = 0; i < steps; i++) yield* Effect.yieldNow
+          yield* Fiber.interrupt(call)
+          assert.strictEqual(queue.waiting, 0, `yielding every ${ops} steps, interrupted after ${steps} yields`)
+        }
+      }
+      // The one slot is still there: a call waits in it, and the next is shed.
+      const waiting = yield* start(limiter.run(Effect.void, queue))
+      assert.deepStrictEqual(yield* Effect.exit(limiter.run(Effect.void, queue)), Exit.fail(new Shed(1)))
+      yield* Fiber.interrupt(holder)
+      yield* Fiber.join(waiting)
       assert.deepStrictEqual([queue.waiting, limiter.active], [0, 0])
     }))
 
