@@ -711,6 +711,38 @@ describe("toToolSet", () => {
       assert.deepStrictEqual(ToolOutput.asJson(result.output), Option.some(null))
     }).pipe(Effect.scoped))
 
+  it.effect("a success or a returned failure with a Date, a URL or a bigint reaches the model in its JSON form", () =>
+    Effect.gen(function*() {
+      const When = AiTool.make("when", { success: Schema.Struct({ at: Schema.Date, n: Schema.BigInt }) })
+      const Link = AiTool.make("link", { success: Schema.Struct({ url: Schema.URL }) })
+      const Book = AiTool.make("book", {
+        success: Schema.String,
+        failure: Schema.Struct({ retryAt: Schema.Date }),
+        failureMode: "return"
+      })
+      const kit = Toolkit.make(When, Link, Book)
+      const set = yield* AiToolkit.toToolSet(
+        kit,
+        kit.toLayer({
+          when: () => Effect.succeed({ at: new Date("2024-01-02T03:04:05Z"), n: 12345678901234567890n }),
+          link: () => Effect.succeed({ url: new URL("https://example.com/a") }),
+          book: () => Effect.fail({ retryAt: new Date("2024-05-06T07:08:09Z") })
+        })
+      )
+      const when = yield* execute(set, "when", {})
+      assert.deepStrictEqual(
+        ToolOutput.asJson(when.output),
+        Option.some({ at: "2024-01-02T03:04:05.000Z", n: "12345678901234567890" })
+      )
+      const link = yield* execute(set, "link", {})
+      assert.deepStrictEqual(ToolOutput.asJson(link.output), Option.some({ url: "https://example.com/a" }))
+      const book = errorOf(yield* execute(set, "book", {}))
+      assert.deepStrictEqual(
+        [book.kind, ToolOutput.asJson(book.modelOutput)],
+        ["other", Option.some({ retryAt: "2024-05-06T07:08:09.000Z" })]
+      )
+    }).pipe(Effect.scoped))
+
   it.effect("a tool's toModelOutput is what the model is shown", () =>
     Effect.gen(function*() {
       const Snap = AiTool.make("snap", {

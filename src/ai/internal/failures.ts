@@ -7,6 +7,7 @@ import { Effect, Result } from "effect"
 import { AiError, type Tool as AiTool } from "effect/ai"
 import * as SchemaParser from "effect/SchemaParser"
 import type * as SchemaIssue from "effect/SchemaIssue"
+import { jsonCodec } from "../../internal/codec.ts"
 import { describeError } from "../../internal/describe.ts"
 import { bounded, formatIssues } from "../../internal/issues.ts"
 import * as ToolExecutionError from "../../ToolExecutionError.ts"
@@ -85,10 +86,12 @@ type Encode = (value: unknown) => Effect.Effect<unknown, SchemaIssue.Issue>
 /** The outcomes of `tool`'s handler. */
 export const outcomesOf = (tool: AiTool.Any): Outcomes => {
   const name = bounded(tool.name)
-  // `toToolSet` takes only tools whose Schemas need no services.
-  const encodeSuccess = SchemaParser.encodeUnknownEffect(tool.successSchema) as Encode
+  // `toToolSet` takes only tools whose Schemas need no services. Encoded to JSON, as a provider sends it: a `Date`
+  // becomes its ISO text, a `URL` its href, a `bigint` its digits, where the Schema's own encoding keeps them as they
+  // are (and our output, which must be JSON, would refuse them).
+  const encodeSuccess = SchemaParser.encodeUnknownEffect(jsonCodec(tool.successSchema)) as Encode
   const encodeFailure = tool.failureMode === "return"
-    ? SchemaParser.encodeUnknownEffect(tool.failureSchema) as Encode
+    ? SchemaParser.encodeUnknownEffect(jsonCodec(tool.failureSchema)) as Encode
     : undefined
   return {
     success: (value) =>
