@@ -278,8 +278,14 @@ export class PendingApproval extends Schema.Class<PendingApproval>("effect-llm-t
   id: Schema.String,
   callId: Schema.String,
   toolName: Schema.String,
-  /** The arguments the call would run with. */
-  arguments: Schema.Json
+  /** The arguments the call would run with: as the hooks before the approval left them, what the human is shown. */
+  arguments: Schema.Json,
+  /**
+   * The call's own arguments, as the model sent them, before any hook: what `resume` runs the call with, through the
+   * server's hooks again, so that a hook that rewrote them before they were approved rewrites them once, not twice.
+   * Absent in an approval stored by an earlier version: `resume` then runs with `arguments`.
+   */
+  callArguments: Schema.optional(Schema.Json)
 }) {}
 
 /**
@@ -381,7 +387,11 @@ export const approval = <R = never>(options: {
                 id: crypto.randomUUID(),
                 callId: typeof event.call.id === "string" ? event.call.id : "",
                 toolName: event.tool.name,
-                arguments: event.arguments as Schema.Json
+                arguments: event.arguments as Schema.Json,
+                // A copy: the caller's object is theirs to change once the call has returned.
+                callArguments: (typeof event.call.arguments === "string"
+                  ? event.call.arguments
+                  : JSON.parse(JSON.stringify(event.call.arguments))) as Schema.Json
               })
               return {
                 _tag: "Skip",

@@ -135,7 +135,9 @@ export interface ToolServer<PerCall = never> {
   readonly changes: Stream.Stream<Change>
   /**
    * Decides a call deferred by `ToolHooks.approval`: `approve` runs it, `deny(reason)` denies it, through the same
-   * path as any call (hooks, limits, retries, telemetry), against the tools registered now. The `ApprovalStore`
+   * path as any call (hooks, limits, retries, telemetry), against the tools registered now. It runs from the call's
+   * own arguments: a hook before the approval rewrites them again, once, as it did before they were shown to the
+   * human (approval hooks let an approved call through). The `ApprovalStore`
    * makes sure it is the approval this server issued, unchanged (else `ApprovalNotIssued`), and that it is decided
    * once: resolving it again fails with `ApprovalAlreadyResolved`. Either way, nothing runs.
    */
@@ -420,7 +422,8 @@ const makeServer = <PerCall>(
                 new ToolHooks.ApprovalAlreadyResolved({ approvalId: pending.id, callId: pending.callId })
               )
             }
-            const call = { id: pending.callId, name: pending.toolName, arguments: pending.arguments }
+            // From the call's own arguments, through the hooks again: those before the approval rewrite them once.
+            const call = { id: pending.callId, name: pending.toolName, arguments: pending.callArguments ?? pending.arguments }
             return dispatchOne(() => current.registry, call, limitsOf(undefined), policy, runStopped, decision)
           })
         })
@@ -438,13 +441,15 @@ const runStopped = (reason: string, results: ReadonlyArray<ToolResult>): ToolHoo
   new ToolHooks.ToolRunStopped({ reason, results })
 
 /**
- * Whether an approval given to `resume` is the one issued: the same id, call id, tool name and arguments (compared as
- * JSON with sorted keys, as a store may keep them in another order). One that cannot be read is not.
+ * Whether an approval given to `resume` is the one issued: the same id, call id, tool name and arguments, its own and
+ * the call's (compared as JSON with sorted keys, as a store may keep them in another order). One that cannot be read
+ * is not.
  */
 const sameApproval = (issued: ToolHooks.PendingApproval, given: ToolHooks.PendingApproval): boolean => {
   try {
     return issued.id === given.id && issued.callId === given.callId && issued.toolName === given.toolName &&
-      canonicalJson(issued.arguments) === canonicalJson(given.arguments)
+      canonicalJson(issued.arguments) === canonicalJson(given.arguments) &&
+      canonicalJson(issued.callArguments) === canonicalJson(given.callArguments)
   } catch {
     return false
   }

@@ -1065,6 +1065,27 @@ describe("approval", () => {
       assert.deepStrictEqual(tools.runs(), { plain: 1, wipe: 1, publish: 0 })
     }))
 
+  it.effect("a hook before the approval rewrites a resumed call once, from the call's own arguments", () =>
+    Effect.gen(function*() {
+      const tools = makeTools()
+      const sign = onCall((event) =>
+        Effect.succeed(ToolHooks.rewrite({ text: `${(event.arguments as { text: string }).text} (signed)` }))
+      )
+      yield* withServer({ tools: tools.set, hooks: [sign, deferEvery] }, (server) =>
+        Effect.gen(function*() {
+          const deferred = yield* server.execute(call("wipe", { text: "hello" }, "call_wipe"))
+          const pending = pendingOf(deferred)
+          // The human is shown the arguments as they would run; the call's own are kept to run from.
+          assert.deepStrictEqual([pending.arguments, pending.callArguments], [{ text: "hello (signed)" }, { text: "hello" }])
+          const resumed = yield* server.resume(pending, ToolHooks.approve)
+          assert.deepStrictEqual(
+            [resumed.status, resumed.arguments, ToolOutput.asText(resumed.output)],
+            ["success", { text: "hello (signed)" }, Option.some("hello (signed)")]
+          )
+        }))
+      assert.deepStrictEqual(tools.runs(), { plain: 0, wipe: 1, publish: 0 })
+    }))
+
   it.effect("an approved call that is retried is not asked about again", () =>
     Effect.gen(function*() {
       let asked = 0
@@ -1158,6 +1179,7 @@ describe("approval", () => {
       withDeferred(ToolSet.make(Anything), call("anything", args, "call_prop"), (_server, pending) =>
         Effect.sync(() => {
           assert.deepStrictEqual(withoutNegativeZero(pending.arguments), withoutNegativeZero(args))
+          assert.deepStrictEqual(pending.callArguments, withoutNegativeZero(args))
           const text = JSON.stringify(Schema.encodeSync(PendingApprovalJson)(pending))
           const decoded = Schema.decodeUnknownSync(PendingApprovalJson)(JSON.parse(text))
           assert.instanceOf(decoded, ToolHooks.PendingApproval)
@@ -1223,6 +1245,8 @@ describe("ApprovalStore", () => {
         const tampered = [
           edit({ arguments: { to: "mallory", amount: 250 } }),
           edit({ arguments: { to: "ACME", amount: 250, note: "x" } }),
+          edit({ callArguments: { to: "mallory", amount: 250 } }),
+          edit({ callArguments: undefined }),
           edit({ toolName: "transfer_all" }),
           edit({ callId: "call_other" }),
           edit({ id: "forged" }),
