@@ -99,8 +99,8 @@ export interface Deny {
 }
 
 /**
- * End the batch: calls not yet started never run, calls in flight finish, and `executeAll` fails with
- * {@link ToolRunStopped}.
+ * End the batch: calls not yet started never run (one waiting for a permit has not started: its wait ends), calls in
+ * flight finish (one waiting to retry ends with the result it has), and `executeAll` fails with {@link ToolRunStopped}.
  *
  * @category models
  */

@@ -5,7 +5,20 @@ import * as os from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
-import { Context, Deferred, Effect, Exit, Layer, ManagedRuntime, Option, Schedule, Schema, Tracer } from "effect"
+import {
+  Context,
+  Deferred,
+  Effect,
+  Exit,
+  Fiber,
+  Layer,
+  ManagedRuntime,
+  Option,
+  Schedule,
+  Schema,
+  Tracer
+} from "effect"
+import * as TestClock from "effect/testing/TestClock"
 import {
   Tool,
   ToolCall,
@@ -776,6 +789,76 @@ describe("stop", () => {
       )
       assert.deepStrictEqual(results.map((result) => [result.callId, result.status]), [["a", "success"], ["b", "success"]])
       assert.strictEqual(echo.runs(), 2)
+    }))
+
+  it.effect("a stop ends its batch at once: a call waiting for a permit never runs, however long the holder runs", () =>
+    Effect.gen(function*() {
+      const holder = Tool.make("hold", {
+        description: "Runs until interrupted",
+        parameters: Schema.Struct({}),
+        call: () => Effect.never
+      })
+      const waiting = makeEcho("waiting")
+      const stopper = onCall((event) =>
+        Effect.succeed(event.tool.name === "stopper" ? ToolHooks.stop("the user pressed stop") : ToolHooks.run)
+      )
+      const stopperTool = makeEcho("stopper")
+      yield* withServer(
+        { tools: ToolSet.make(holder, waiting.tool, stopperTool.tool), hooks: [stopper], concurrency: 1 },
+        (server) =>
+          Effect.gen(function*() {
+            // Another request holds the server's one permit, and never gives it back.
+            const other = yield* Effect.forkChild(server.execute(call("hold", {}, "other")))
+            yield* Effect.yieldNow
+            const stopped = yield* failureOf(server.executeAll([
+              call("waiting", { text: "never" }, "waiting"),
+              call("stopper", { text: "stop" }, "stop")
+            ]))
+            assert.instanceOf(stopped, ToolHooks.ToolRunStopped)
+            const answered = stopped.results.map((result) => [result.callId, result.status])
+            assert.deepStrictEqual(answered, [["stop", "skipped"]])
+            // The permit is the holder's still; the stopped call took none, nor holds a place in line.
+            yield* Fiber.interrupt(other)
+            const after = yield* server.execute(call("waiting", { text: "after" }, "after"))
+            assert.strictEqual(after.status, "success")
+          })
+      )
+      assert.strictEqual(waiting.runs(), 1)
+    }))
+
+  it.effect("a stop ends a retry's wait: the call keeps the result it has, and its hooks are not asked again", () =>
+    Effect.gen(function*() {
+      let runs = 0
+      const flaky = Tool.make("flaky", {
+        description: "Fails with a retryable error",
+        parameters: Schema.Struct({}),
+        call: () => Effect.suspend(() => Effect.fail(ToolExecutionError.network(`down ${++runs}`)))
+      })
+      const stopperTool = makeEcho("stopper")
+      const asked: Array<string> = []
+      const stopper = onCall((event): Effect.Effect<ToolHooks.CallDecision> => {
+        asked.push(`${event.tool.name}#${event.attempt}`)
+        // The stop comes while the flaky call waits a minute before its second attempt.
+        return event.tool.name === "stopper"
+          ? Effect.as(Effect.sleep("1 second"), ToolHooks.stop("the user pressed stop"))
+          : Effect.succeed(ToolHooks.run)
+      })
+      const fiber = yield* Effect.forkChild(withServer(
+        {
+          tools: ToolSet.make(flaky, stopperTool.tool),
+          hooks: [stopper],
+          retry: Schedule.max([Schedule.spaced("1 minute"), Schedule.recurs(3)])
+        },
+        (server) => failureOf(server.executeAll([call("flaky", {}, "f"), call("stopper", { text: "x" }, "s")]))
+      ))
+      yield* TestClock.adjust("1 second")
+      const stopped = yield* Fiber.join(fiber)
+      assert.instanceOf(stopped, ToolHooks.ToolRunStopped)
+      assert.deepStrictEqual(
+        stopped.results.map((result) => [result.callId, result.status, result.attempts]),
+        [["f", "error", 1], ["s", "skipped", 1]]
+      )
+      assert.deepStrictEqual([runs, asked], [1, ["flaky#1", "stopper#1"]])
     }))
 })
 

@@ -54,7 +54,7 @@ import { jsonCodec } from "./codec.ts"
 import { bounded, formatIssues } from "./issues.ts"
 import { type JsonSchemaValidator, validatorOf } from "./jsonSchemaValidator.ts"
 import { deepFreeze, defaultLimits, defaultOutputLimits, type JsonLimits, parseArguments } from "./json.ts"
-import { Limiter, Shed, type WaitQueue } from "./limiter.ts"
+import { type Cancel, Limiter, Shed, type WaitQueue } from "./limiter.ts"
 import { annotateSpan, ToolMetrics, unknownToolName } from "./telemetry.ts"
 
 /** Per-call options of `execute`. */
@@ -382,10 +382,36 @@ export interface Policy {
 /** One batch of a server's calls: the reason of the first `stop`, once a hook decided one. */
 class Batch {
   stopped: string | undefined = undefined
+  /** What to do when it stops: end the waits of its calls that have not started (made when one first waits). */
+  private listeners: Set<() => void> | undefined = undefined
   stop(reason: string): void {
-    if (this.stopped === undefined) this.stopped = reason
+    if (this.stopped !== undefined) return
+    this.stopped = reason
+    const listeners = this.listeners
+    this.listeners = undefined
+    if (listeners !== undefined) for (const listener of listeners) listener()
+  }
+  /** Calls `listener` once the batch stops (at once if it has); the function returned stops that. */
+  onStop(listener: () => void): () => void {
+    if (this.stopped !== undefined) {
+      listener()
+      return noop
+    }
+    const listeners = (this.listeners ??= new Set())
+    listeners.add(listener)
+    return () => listeners.delete(listener)
+  }
+  /** What ends a wait for a permit when the batch stops: the call has not started, and never will. */
+  cancel(): Cancel<typeof NotStarted> {
+    return { onCancel: (listener) => this.onStop(listener), error: NotStarted }
+  }
+  /** Succeeds once the batch stops; never, if it does not. */
+  whenStopped(): Effect.Effect<void> {
+    return Effect.callback<void>((resume) => Effect.sync(this.onStop(() => resume(Effect.void))))
   }
 }
+
+const noop = (): void => {}
 
 /** How a deferred approval was decided, for the call being resumed. */
 export type Resumed = ToolHooks.Approve | ToolHooks.Deny
@@ -976,9 +1002,13 @@ const runAttempt = (
         return step(error)
       })
       : self.server!.retryStep(error)
-    return Effect.flatMap(Effect.exit(step), (exit) => {
-      // The schedule is done (or failed): this result is the last.
-      if (Exit.isFailure(exit)) return Effect.succeed(result)
+    // A stop of the batch during the wait ends it: no more attempts, and this result is the last.
+    const waited = Effect.raceFirst(Effect.exit(step), Effect.as(self.server!.batch.whenStopped(), undefined))
+    return Effect.flatMap(waited, (exit) => {
+      // The schedule is done (or failed), or the batch stopped: this result is the last.
+      if (exit === undefined || Exit.isFailure(exit) || self.server!.batch.stopped !== undefined) {
+        return Effect.succeed(result)
+      }
       self.server!.attempt++
       return toEffect(attemptCall(self, policy, plan, original, result))
     })
@@ -1197,6 +1227,8 @@ const runTool = (self: Call, plan: Plan, args: unknown): Now<ToolResult | undefi
   // back, and the program of any other runs under them, taken again, without ever being shed (its call has begun).
   // Otherwise the call waits for them, and the tool is called only once it holds them.
   let queue = self.server?.policy.queue
+  // A call that waits before it has begun: a hook's stop of its batch ends the wait, and the call never runs.
+  let cancel: Cancel<typeof NotStarted> | undefined
   let called: Effect.Effect<unknown, unknown, any> | ToolResult
   if (toolLimiter === undefined && serverLimiter === undefined) called = eagerCall(self, plan, args)
   else if (acquire(toolLimiter, serverLimiter)) {
@@ -1207,7 +1239,10 @@ const runTool = (self: Call, plan: Plan, args: unknown): Now<ToolResult | undefi
       serverLimiter?.release()
     }
     queue = undefined
-  } else called = deferredCall(self, plan, args)
+  } else {
+    called = deferredCall(self, plan, args)
+    cancel = self.server?.batch.cancel()
+  }
   if (called instanceof ToolResult) return called
   let program = called
   const context = new CallContext(self.id, plan.tool.name)
@@ -1230,8 +1265,8 @@ const runTool = (self: Call, plan: Plan, args: unknown): Now<ToolResult | undefi
   }
   // Limits on calls in flight hold around the run, so that time spent waiting for a permit is not the tool's time.
   // The server's permit is taken inside the tool's own: a call waiting for its tool holds no server-wide slot.
-  if (serverLimiter !== undefined) program = serverLimiter.run(program, queue)
-  if (toolLimiter !== undefined) program = toolLimiter.run(program, queue)
+  if (serverLimiter !== undefined) program = serverLimiter.run(program, queue, cancel)
+  if (toolLimiter !== undefined) program = toolLimiter.run(program, queue, cancel)
   return Effect.matchCause(program, {
     onFailure: (cause) => notStarted(cause) ? undefined : failed(self, plan, cause, context),
     onSuccess: (value) => succeeded(self, plan, value, context)

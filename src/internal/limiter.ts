@@ -23,6 +23,15 @@ export class WaitQueue {
   }
 }
 
+/**
+ * What can end a wait for a permit before a permit comes (a batch a hook stopped): the wait then fails with `error`.
+ */
+export interface Cancel<E> {
+  /** Calls `listener` once, when the wait is to end (at once if it already is); the function returned stops that. */
+  readonly onCancel: (listener: () => void) => () => void
+  readonly error: E
+}
+
 /** A call arrived when its wait queue was full: it does not run. Never escapes dispatch. */
 export class Shed {
   readonly queued: number
@@ -41,6 +50,8 @@ interface Waiter {
   dispatcher: Scheduler.SchedulerDispatcher | undefined
   /** A permit was handed to it: it holds one, whether or not it woke up to use it. */
   granted: boolean
+  /** Stops listening for a cancellation, once it no longer waits. */
+  stopListening: (() => void) | undefined
 }
 
 /** Counts a waiter out of its queue, once. */
@@ -62,32 +73,37 @@ export class Limiter {
 
   /**
    * Runs `effect` holding a permit. With a `queue`, a call that would wait when the queue is full fails with `Shed`
-   * at once. Interrupting a waiting call takes it out of the line; a permit is always given back, however the effect
-   * ends.
+   * at once. Interrupting a waiting call takes it out of the line, and so does `cancel`, which fails it with its
+   * error; a permit is always given back, however the effect ends.
    *
    * The permit is taken inside a region whose exit gives it back, once that region has begun: an interruption before
    * the permit is taken finds nothing to give back, and one after finds the finalizer in place. No uninterruptible
    * region is needed, and a free permit costs no more than the finalizer. The Effect returned is run once (dispatch
    * makes one per attempt): what it holds is its own.
    */
-  run<A, E, R>(effect: Effect.Effect<A, E, R>, queue: WaitQueue | undefined): Effect.Effect<A, E | Shed, R> {
+  run<A, E, R, C = never>(
+    effect: Effect.Effect<A, E, R>,
+    queue: WaitQueue | undefined,
+    cancel?: Cancel<C>
+  ): Effect.Effect<A, E | Shed | C, R> {
     let held = false
     let waiter: Waiter | undefined
     return Effect.onExit(
-      Effect.suspend((): Effect.Effect<A, E | Shed, R> => {
+      Effect.suspend((): Effect.Effect<A, E | Shed | C, R> => {
         if (this.tryAcquire()) {
           held = true
           return effect
         }
         if (queue !== undefined && queue.waiting >= queue.max) return Effect.fail(new Shed(queue.waiting))
-        waiter = { queue, resume: undefined, dispatcher: undefined, granted: false }
+        waiter = { queue, resume: undefined, dispatcher: undefined, granted: false, stopListening: undefined }
         if (queue !== undefined) queue.waiting++
-        return Effect.andThen(this.wait(waiter), effect)
+        return Effect.andThen(this.wait(waiter, cancel), effect)
       }),
       () => {
         if (held || waiter?.granted === true) this.release()
         else if (waiter !== undefined) {
           // Interrupted while waiting, or before its wait began (counted, not yet in line): it leaves.
+          waiter.stopListening?.()
           this.waiters.delete(waiter)
           leave(waiter)
         }
@@ -96,16 +112,25 @@ export class Limiter {
     )
   }
 
-  /** Waits in line until `waiter` is handed a permit. */
-  private wait(waiter: Waiter): Effect.Effect<void> {
+  /** Waits in line until `waiter` is handed a permit, or `cancel` ends the wait. */
+  private wait<C>(waiter: Waiter, cancel: Cancel<C> | undefined): Effect.Effect<void, C> {
     return Effect.withFiber((fiber) => {
       waiter.dispatcher = fiber.currentDispatcher
-      return Effect.callback<void>((resume) => {
+      return Effect.callback<void, C>((resume) => {
         waiter.resume = resume
         this.waiters.add(waiter)
+        if (cancel !== undefined) {
+          waiter.stopListening = cancel.onCancel(() => {
+            if (waiter.granted || !this.waiters.delete(waiter)) return
+            leave(waiter)
+            // As a handed permit does: on the waiter's own dispatcher, not inside whatever cancelled it.
+            waiter.dispatcher!.scheduleTask(() => resume(Effect.fail(cancel.error)), 0)
+          })
+        }
         // Interrupted while waiting: leave the line. A waiter already handed its permit has left it, and holds the
         // permit until `run`'s finalizer gives it back.
         return Effect.sync(() => {
+          waiter.stopListening?.()
           if (!waiter.granted && this.waiters.delete(waiter)) leave(waiter)
         })
       })
@@ -126,6 +151,7 @@ export class Limiter {
     for (const waiter of this.waiters) {
       this.waiters.delete(waiter)
       leave(waiter)
+      waiter.stopListening?.()
       waiter.granted = true
       // The permit changes hands: `active` stays as it is. The waiter wakes on its own dispatcher's next task, not
       // inside the releasing fiber: a batch being interrupted releases permits from its finalizers, and its waiting

@@ -102,6 +102,36 @@ describe("Limiter", () => {
       assert.deepStrictEqual([queue.waiting, limiter.active], [0, 0])
     }))
 
+  it.effect("a cancel ends a wait with its error, counts the call out, and leaves the permits as they were", () =>
+    Effect.gen(function*() {
+      const limiter = new Limiter(1)
+      const queue = new WaitQueue(2)
+      const listeners = new Set<() => void>()
+      let cancelled = false
+      const cancel = {
+        onCancel: (listener: () => void) => {
+          if (cancelled) listener()
+          else listeners.add(listener)
+          return () => listeners.delete(listener)
+        },
+        error: "cancelled" as const
+      }
+      const gate = yield* Deferred.make<void>()
+      const running = yield* start(limiter.run(Deferred.await(gate), queue, cancel))
+      const waiting = yield* start(limiter.run(Effect.succeed("ran"), queue, cancel))
+      assert.deepStrictEqual([queue.waiting, listeners.size], [1, 1])
+      cancelled = true
+      for (const listener of listeners) listener()
+      assert.deepStrictEqual(yield* Fiber.await(waiting), Exit.fail("cancelled" as const))
+      // A wait that begins once cancelled ends at once; one that holds its permit is not touched.
+      const late = yield* Effect.exit(limiter.run(Effect.succeed("ran"), queue, cancel))
+      assert.deepStrictEqual(late, Exit.fail("cancelled" as const))
+      assert.deepStrictEqual([queue.waiting, limiter.active], [0, 1])
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(running)
+      assert.deepStrictEqual([queue.waiting, limiter.active], [0, 0])
+    }))
+
   it.effect("a permit released by an interrupted call wakes the next waiter later, not inside that call's finalizer", () =>
     Effect.gen(function*() {
       const limiter = new Limiter(1)
