@@ -313,6 +313,30 @@ describe("onResult decisions", () => {
       )
     }))
 
+  it.effect("every result the host gets back is seen, that of a list of calls that could not be read to its end too", () =>
+    Effect.gen(function*() {
+      const echo = makeEcho()
+      const seen: Array<string> = []
+      const audit = onResult((event) =>
+        Effect.sync(() => {
+          seen.push(event.result.callId)
+          return ToolHooks.rewriteOutput(ToolOutput.text(`[audited] ${ToolOutput.render(event.result.output)}`))
+        })
+      )
+      function* calls() {
+        yield call("echo", { text: "a" }, "a")
+        throw new Error("the list broke")
+      }
+      const results = yield* withServer({ tools: ToolSet.make(echo.tool), hooks: [audit] }, (server) =>
+        server.executeAll(calls()))
+      assert.deepStrictEqual(seen, ["a", ""])
+      assert.deepStrictEqual(results.map((result) => [result.callId, result.status, kindOf(result)]), [
+        ["a", "success", undefined],
+        ["", "error", "invalid_args"]
+      ])
+      assert.match(ToolOutput.render(results[1]!.output), /^\[audited\] the list of tool calls could not be read/)
+    }))
+
   it.effect("rewriteOutput on a success changes the output; status, error and metadata stay", () =>
     Effect.gen(function*() {
       const result = yield* executeOne(

@@ -752,9 +752,14 @@ export const dispatchAll = (
     if (readToEnd) return results
     return Effect.flatMap(results, (results) =>
       Effect.withFiber((fiber) => {
-        const rest = new Call(registry, unreadableRest, limits, fiber.context, undefined, undefined, undefined)
-        results.push(rest.fail(undefined, ToolExecutionError.invalidArgs(unreadableRestMessage)))
-        return Effect.succeed(results)
+        const rest = new Call(registry, unreadableRest, limits, fiber.context, server?.policy, server?.batch, undefined)
+        const answer = rest.fail(undefined, ToolExecutionError.invalidArgs(unreadableRestMessage))
+        // A server's `onResult` hooks see it, as they see every result the host gets back.
+        const reviewed = server === undefined ? answer : complete(rest, server.policy, answer)
+        return Effect.map(toEffect(reviewed), (result) => {
+          if (result !== undefined) results.push(result)
+          return results
+        })
       }))
   })
 
