@@ -251,15 +251,18 @@ describe("exact decimal arithmetic", () => {
       ["(1/3) * 3", value("1", false)]
     ]))
 
-  it.effect("a quotient keeps 100 significant digits, rounded to nearest (half to even) at the 100th", () =>
+  it.effect("a quotient that terminates is exact, however long; one that does not keeps 100 digits, rounded to odd", () =>
     calculateAll([
       // 1/3 is 0.333… to 100 digits, so three of it falls short of 1 by one unit of the 100th digit.
       ["(1/3) * 3 - 1", value("-1e-100", false)],
-      // 2/3 rounds up at the 100th digit.
+      // 2/3 cut to 100 digits ends in an even 6, made odd: …67.
       ["(2/3) * 3 - 2", value("1e-100", false)],
-      // 5000…0.5 (101 digits): a tie, to the even neighbour below; 5000…1.5: a tie, to the even neighbour above.
-      ["(10^100 + 1) / 2 - 5 * 10^99", value("0", false)],
-      ["(10^100 + 3) / 2 - 5 * 10^99", value("2", false)]
+      // 5000…0.5 has 101 digits, and is exact.
+      ["(10^100 + 1) / 2 - 5 * 10^99", value("0.5")],
+      [`(0.123456789012345678915 - 1e-101) / 1`, value(`0.12345678901234567891${"4".padEnd(81, "9")}`)],
+      // Just below …8915: shown rounded once, down. (Kept half to even at the 100th digit it would be …8915000…, a
+      // tie when shown, and the 20 shown would end in 2.)
+      ["(0.123456789012345678915 * 3 - 1e-101) / 3", value("0.12345678901234567891", false)]
     ]))
 
   it.effect("square roots are exact when they terminate, and computed to 100 digits when not", () =>
@@ -282,11 +285,12 @@ describe("exact decimal arithmetic", () => {
       ["PI", value("3.1415926535897932385", false)],
       ["\u03c0", value("3.1415926535897932385", false)],
       ["e", value("2.7182818284590452354", false)],
-      // pi to 100 digits ends in …17068 (the true digits are …170679…): taking away its first 99 digits leaves 8e-99.
+      // pi cut to 100 digits ends in …17067 (the true digits are …170679…), odd: it is kept so. Taking away its first
+      // 99 digits leaves 7e-99.
       [
         "(pi - 3.14159265358979323846264338327950288419716939937510582097494459230781640628620899862803482534211706) " +
         "* 10^99",
-        value("8", false)
+        value("7", false)
       ]
     ]))
 
@@ -298,8 +302,8 @@ describe("exact decimal arithmetic", () => {
 
   it.effect("values past 1000 significant digits are rounded and the result is inexact", () =>
     calculateAll([
-      // Exact: 10^500 + 10^-500 needs 1001 digits.
-      ["10^500 + 10^-500 - 10^500", value("0", false)],
+      // 10^500 + 10^-500 needs 1001 digits: cut to 1000 and made odd, it is 10^500 + 10^-499.
+      ["10^500 + 10^-500 - 10^500", value("1e-499", false)],
       ["10^499 + 10^-500 - 10^499", value("1e-500")]
     ]))
 })
@@ -570,10 +574,14 @@ const decimalValue = (unscaled: bigint, scale: number): Rational =>
   scale >= 0 ? rational(unscaled, 10n ** BigInt(scale)) : rational(unscaled * 10n ** BigInt(-scale), 1n)
 
 /**
- * `q` rounded to `digits` significant digits, half to even, and whether that changed it: computed on the fraction,
- * with no decimal type in between.
+ * `q` rounded to `digits` significant digits, half to even (or, with `"odd"`, its digits cut and the last made odd
+ * when anything was cut), and whether that changed it: computed on the fraction, with no decimal type in between.
  */
-const roundRational = (q: Rational, digits: number): { readonly value: Rational; readonly exact: boolean } => {
+const roundRational = (
+  q: Rational,
+  digits: number,
+  rounding: "even" | "odd" = "even"
+): { readonly value: Rational; readonly exact: boolean } => {
   if (q.numerator === 0n) return { value: q, exact: true }
   const magnitude = q.numerator < 0n ? -q.numerator : q.numerator
   // The exponent of the leading digit: 10^exponent <= |q| < 10^(exponent + 1).
@@ -587,8 +595,13 @@ const roundRational = (q: Rational, digits: number): { readonly value: Rational;
   const scaledNumerator = shift >= 0 ? magnitude * 10n ** BigInt(shift) : magnitude
   const scaledDenominator = shift >= 0 ? q.denominator : q.denominator * 10n ** BigInt(-shift)
   let kept = scaledNumerator / scaledDenominator
-  const twiceRest = 2n * (scaledNumerator % scaledDenominator)
-  if (twiceRest > scaledDenominator || (twiceRest === scaledDenominator && kept % 2n === 1n)) kept += 1n
+  const rest = scaledNumerator % scaledDenominator
+  if (rounding === "odd") {
+    if (rest !== 0n && kept % 2n === 0n) kept += 1n
+  } else {
+    const twiceRest = 2n * rest
+    if (twiceRest > scaledDenominator || (twiceRest === scaledDenominator && kept % 2n === 1n)) kept += 1n
+  }
   const sign = q.numerator < 0n ? -1n : 1n
   return { value: decimalValue(sign * kept, shift), exact: scaledNumerator % scaledDenominator === 0n }
 }
@@ -698,7 +711,8 @@ const divide = (a: Rational, b: Rational) => rational(a.numerator * b.denominato
 
 /**
  * The reference: exact rational arithmetic (`exactValue`), and beside it the calculator's documented rounding
- * (`value`): a quotient rounded to 100 significant digits, any result to 1000, both half to even.
+ * (`value`): a quotient exact when it terminates within 1000 significant digits, else rounded to 100; any result held
+ * to 1000; both rounded to odd.
  */
 const reference = (tree: Tree, columns: Map<Branch, number>): Reference => {
   if (tree._tag === "Leaf") {
@@ -713,8 +727,11 @@ const reference = (tree: Tree, columns: Map<Branch, number>): Reference => {
     return { _tag: "DivisionByZero", column: columns.get(tree)! }
   }
   const operation = { "+": add, "-": subtract, "*": multiply, "/": divide }[tree.operator]
-  const quotient = tree.operator === "/" ? roundRational(divide(left.value, right.value), 100) : undefined
-  const rounded = roundRational(quotient?.value ?? operation(left.value, right.value), 1000)
+  const exactQuotient = tree.operator === "/" ? divide(left.value, right.value) : undefined
+  const quotient = exactQuotient === undefined || roundRational(exactQuotient, 1000).exact
+    ? undefined
+    : roundRational(exactQuotient, 100, "odd")
+  const rounded = roundRational(quotient?.value ?? operation(left.value, right.value), 1000, "odd")
   return {
     _tag: "Value",
     // Dividing by a divisor that is zero exactly but not once rounded leaves no exact value: the result is inexact,

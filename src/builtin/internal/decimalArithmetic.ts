@@ -1,8 +1,13 @@
 /**
  * The calculator's numbers: Effect's `BigDecimal`, each with a flag that says whether it is exact, and the bounded
  * operations on them. Sums, differences, products, remainders and whole-number powers are exact; a quotient or a
- * square root that does not terminate is rounded to `limits.roundedDigits` significant digits, half to even, and
- * marked inexact. Every result is held within `limits`, so no expression can make a number grow without bound.
+ * square root that does not terminate is rounded to `limits.roundedDigits` significant digits and marked inexact.
+ * Every result is held within `limits`, so no expression can make a number grow without bound.
+ *
+ * A value is rounded to odd (its digits cut, and the last made odd when anything nonzero was cut), and only the
+ * shown result is rounded half to even: so the 20 digits shown of a quotient, a root or a long sum are those of its
+ * true value rounded once, never a rounding of a rounding (a value kept with at least two more digits than are shown
+ * and rounded to odd rounds to nearest as its true value does).
  */
 import { BigDecimal, Result } from "effect"
 
@@ -10,7 +15,7 @@ import { BigDecimal, Result } from "effect"
  * The bounds every number is held to.
  *
  * - `maxSignificantDigits`: a value with more digits than this (a long product, a sum of numbers of very different
- *   sizes) is rounded to it, half to even, and becomes inexact. It bounds the cost of every operation.
+ *   sizes) is rounded to it (to odd) and becomes inexact. It bounds the cost of every operation.
  * - `roundedDigits`: the significant digits of a quotient, a square root or a constant that does not terminate.
  * - `maxExponent`: every nonzero magnitude lies in [10^-maxExponent, 10^maxExponent); a result outside is refused,
  *   never rounded to zero or infinity.
@@ -53,24 +58,40 @@ const tooSmall: Failure =
 const divisionByZero: Failure = "division by zero"
 
 /**
- * `|n|` rounded to `digits` significant digits, half to even; `sticky` says that something nonzero was already cut
- * off below `n`, so that a dropped half is more than a half. Returns the kept digits, how many were dropped, and
- * whether nothing nonzero was lost.
+ * How a value is rounded: `"odd"` (to odd) for the values kept, `"even"` (half to even) for the result shown. See the
+ * module's description.
  */
-const roundMagnitude = (n: bigint, digits: number, sticky: boolean) => {
+type Rounding = "odd" | "even"
+
+/**
+ * `|n|` rounded to `digits` significant digits; `sticky` says that something nonzero was already cut off below `n`
+ * (so that a dropped half is more than a half, and nothing dropped is still inexact). Returns the kept digits, how
+ * many were dropped, and whether nothing nonzero was lost.
+ */
+const roundMagnitude = (n: bigint, digits: number, sticky: boolean, rounding: Rounding) => {
   const drop = digitCount(n) - digits
-  if (drop <= 0) return { kept: n, dropped: 0, exact: !sticky }
+  if (drop <= 0) {
+    // Nothing more to cut: rounded to odd, a value something was cut from still ends odd.
+    const kept = rounding === "odd" && sticky && n % 2n === 0n ? n + 1n : n
+    return { kept, dropped: 0, exact: !sticky }
+  }
   const unit = pow10(drop)
   let kept = n / unit
-  const twice = 2n * (n % unit)
-  if (twice > unit || (twice === unit && (sticky || kept % 2n === 1n))) kept += 1n
-  return { kept, dropped: drop, exact: !sticky && n % unit === 0n }
+  const rest = n % unit
+  if (rounding === "odd") {
+    // An even number plus one never carries: the kept digits stay as many.
+    if ((sticky || rest !== 0n) && kept % 2n === 0n) kept += 1n
+  } else {
+    const twice = 2n * rest
+    if (twice > unit || (twice === unit && (sticky || kept % 2n === 1n))) kept += 1n
+  }
+  return { kept, dropped: drop, exact: !sticky && rest === 0n }
 }
 
-/** `decimal` rounded to `digits` significant digits, half to even, and whether that changed it. */
-const roundSignificant = (decimal: BigDecimal.BigDecimal, digits: number): Value => {
+/** `decimal` rounded to `digits` significant digits, and whether that changed it. */
+const roundSignificant = (decimal: BigDecimal.BigDecimal, digits: number, rounding: Rounding): Value => {
   const negative = decimal.value < 0n
-  const rounded = roundMagnitude(negative ? -decimal.value : decimal.value, digits, false)
+  const rounded = roundMagnitude(negative ? -decimal.value : decimal.value, digits, false, rounding)
   if (rounded.dropped === 0) return { decimal, exact: true }
   return {
     decimal: BigDecimal.normalize(
@@ -82,7 +103,7 @@ const roundSignificant = (decimal: BigDecimal.BigDecimal, digits: number): Value
 
 /** A result made whole: normalized, rounded to the digits a value may have, and refused outside the magnitudes. */
 const checked = (decimal: BigDecimal.BigDecimal, isExact: boolean): Result.Result<Value, Failure> => {
-  const rounded = roundSignificant(BigDecimal.normalize(decimal), limits.maxSignificantDigits)
+  const rounded = roundSignificant(BigDecimal.normalize(decimal), limits.maxSignificantDigits, "odd")
   if (BigDecimal.isZero(rounded.decimal)) return Result.succeed({ decimal: zero, exact: isExact && rounded.exact })
   const exponent = exponentOf(rounded.decimal)
   if (exponent >= limits.maxExponent) return Result.fail(tooLarge)
@@ -114,7 +135,7 @@ export const literal = (text: string): Result.Result<Value, Failure> => {
 
 /** A constant given by more digits than values keep, rounded to `roundedDigits` significant digits: inexact. */
 export const constant = (digits: string): Value => {
-  const rounded = roundSignificant(BigDecimal.fromStringUnsafe(digits), limits.roundedDigits)
+  const rounded = roundSignificant(BigDecimal.fromStringUnsafe(digits), limits.roundedDigits, "odd")
   return { decimal: rounded.decimal, exact: false }
 }
 
@@ -134,7 +155,8 @@ export const multiply = (a: Value, b: Value): Result.Result<Value, Failure> =>
 export const negate = (a: Value): Value => ({ decimal: BigDecimal.negate(a.decimal), exact: a.exact })
 
 /**
- * `a / b` to `roundedDigits` significant digits, half to even; exact when the quotient terminates within them.
+ * `a / b`: exact when the quotient terminates within `maxSignificantDigits` (held to them as any value is); else
+ * rounded to `roundedDigits` significant digits, and inexact.
  *
  * Not `BigDecimal.divide`: it keeps at least as many digits as the integer part of the quotient of the operands'
  * unscaled integers, so how many digits a quotient has would depend on how its operands happen to be stored. Here
@@ -145,10 +167,15 @@ export const divide = (a: Value, b: Value): Result.Result<Value, Failure> => {
   if (BigDecimal.isZero(a.decimal)) return Result.succeed({ decimal: zero, exact: a.exact && b.exact })
   const numerator = a.decimal.value < 0n ? -a.decimal.value : a.decimal.value
   const denominator = b.decimal.value < 0n ? -b.decimal.value : b.decimal.value
-  // Enough digits for the integer quotient to have at least one more than are kept, to round from.
-  const shift = Math.max(0, limits.roundedDigits + 1 + digitCount(denominator) - digitCount(numerator))
+  // Enough digits for the integer quotient to have at least one more than a value keeps: whether it terminates within
+  // them, and if not, digits to round from.
+  const shift = Math.max(0, limits.maxSignificantDigits + 1 + digitCount(denominator) - digitCount(numerator))
   const scaled = numerator * pow10(shift)
-  const rounded = roundMagnitude(scaled / denominator, limits.roundedDigits, scaled % denominator !== 0n)
+  const terminates = scaled % denominator === 0n
+  const quotient = scaled / denominator
+  const rounded = terminates
+    ? { kept: quotient, dropped: 0, exact: true }
+    : roundMagnitude(quotient, limits.roundedDigits, true, "odd")
   const negative = (a.decimal.value < 0n) !== (b.decimal.value < 0n)
   return checked(
     BigDecimal.make(
@@ -218,7 +245,8 @@ export const power = (base: Value, exponent: Value): Result.Result<Value, Failur
 const productRounded = (a: Value, b: Value): Value => {
   const rounded = roundSignificant(
     BigDecimal.normalize(BigDecimal.multiply(a.decimal, b.decimal)),
-    limits.maxSignificantDigits
+    limits.maxSignificantDigits,
+    "odd"
   )
   return { decimal: rounded.decimal, exact: a.exact && b.exact && rounded.exact }
 }
@@ -241,7 +269,7 @@ const integerSquareRoot = (n: bigint): bigint => {
   }
 }
 
-/** The square root to `roundedDigits` significant digits, half to even; exact when it terminates within them. */
+/** The square root to `roundedDigits` significant digits; exact when it terminates within them. */
 export const squareRoot = (a: Value): Result.Result<Value, Failure> => {
   if (BigDecimal.isNegative(a.decimal)) return Result.fail("the square root of a negative number is not a real number")
   if (BigDecimal.isZero(a.decimal)) return Result.succeed(a)
@@ -252,7 +280,7 @@ export const squareRoot = (a: Value): Result.Result<Value, Failure> => {
   if ((scale + shift) % 2 !== 0) shift++
   const radicand = value * pow10(shift)
   const root = integerSquareRoot(radicand)
-  const rounded = roundMagnitude(root, limits.roundedDigits, root * root !== radicand)
+  const rounded = roundMagnitude(root, limits.roundedDigits, root * root !== radicand, "odd")
   return checked(BigDecimal.make(rounded.kept, (scale + shift) / 2 - rounded.dropped), a.exact && rounded.exact)
 }
 
@@ -304,7 +332,7 @@ export const extremum = (values: ReadonlyArray<Value>, greatest: boolean): Value
  * (`1.5e+25`, `2e-9`) outside, so that a result never runs to a thousand zeros.
  */
 export const format = (value: Value): string => {
-  const shown = value.exact ? value.decimal : roundSignificant(value.decimal, limits.displayDigits).decimal
+  const shown = value.exact ? value.decimal : roundSignificant(value.decimal, limits.displayDigits, "even").decimal
   const { scale, value: unscaled } = BigDecimal.normalize(shown)
   if (unscaled === 0n) return "0"
   const sign = unscaled < 0n ? "-" : ""
