@@ -782,6 +782,33 @@ describe("properties", () => {
     { arbitrary: { runs: 1000 } }
   )
 
+  it.effect.prop(
+    "a quotient of any two decimals is shown as its true value rounded once, half to even, to 20 digits",
+    [
+      Schema.Struct({
+        numerator: Schema.String.check(Schema.isPattern(/^[1-9][0-9]{0,59}$/)),
+        denominator: Schema.String.check(Schema.isPattern(/^[1-9][0-9]{0,59}$/)),
+        numeratorPlaces: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 60 })),
+        denominatorPlaces: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 60 }))
+      })
+    ],
+    ([{ denominator, denominatorPlaces, numerator, numeratorPlaces }]) =>
+      Effect.gen(function*() {
+        const a = decimalValue(BigInt(numerator), numeratorPlaces)
+        const b = decimalValue(BigInt(denominator), denominatorPlaces)
+        const text = `${numerator}e-${numeratorPlaces} / ${denominator}e-${denominatorPlaces}`
+        const actual = yield* calculate(text)
+        assert.strictEqual(actual.status, "success", text)
+        const { exact, result } = (actual as { output: { result: string; exact: boolean } }).output
+        const quotient = divide(a, b)
+        const shown = roundRational(quotient, 20)
+        // Exact when the quotient terminates (within these operands' digits it always does within 1000 digits).
+        assert.strictEqual(exact, roundRational(quotient, 1000).exact, text)
+        assert.deepStrictEqual(parseResult(result), exact ? quotient : shown.value, text)
+      }),
+    { arbitrary: { runs: 500 } }
+  )
+
   const Piece = Schema.Literals([
     ..."0123456789.+-*/%^(), e\u00d7\u00f7\u2212\u03c0",
     "sqrt",
