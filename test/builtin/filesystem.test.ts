@@ -798,6 +798,12 @@ describe("write_file", () => {
         seen(yield* call(set, "write_file", { path: "pipe", content: "x" })),
         denied("\"pipe\" is not a regular file")
       )
+      // A path written as a folder's is refused, whether the folder is there or not: no file takes its name.
+      for (const [path, shown] of [["notes/", "notes"], ["notes/.", "notes"], ["docs/", "docs"], ["docs/x/..", "docs"]]) {
+        assert.deepStrictEqual(seen(yield* call(set, "write_file", { path, content: "x" })).blocks, [
+          `"${shown}" is written as a folder's path: give a file's path`
+        ], path)
+      }
       assert.deepStrictEqual(namesIn(box.root), ["docs", "pipe"])
     }))
 

@@ -450,6 +450,12 @@ export const resolveForWrite = (
     if (candidate === root.real) {
       return yield* Effect.fail(ToolExecutionError.invalidArgs("the root folder is not a file: give a file's path"))
     }
+    // `notes/` (or `notes/.`) names a folder: a file written there under the name `notes` is not what was asked.
+    if (/\/\.{0,2}$/.test(input)) {
+      return yield* Effect.fail(
+        ToolExecutionError.invalidArgs(`${quote(shownCandidate)} is written as a folder's path: give a file's path`)
+      )
+    }
     const resolved = yield* root.fs.realPath(candidate).pipe(
       Effect.map(Option.some),
       Effect.catchIf(isMissing, () => Effect.succeedNone),
