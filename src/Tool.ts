@@ -47,8 +47,9 @@ export interface Annotations {
   readonly timeout?: Duration.Input | undefined
   /**
    * A human must approve each call before it runs: `ToolHooks.approval` asks for it (as it does for `destructive`
-   * tools). A `ToolServer` without an approval hook denies its calls; a bare `ToolSet` has no hooks and does not ask
-   * (the loop and the effect/ai bridge ask, or deny, themselves).
+   * tools). A `ToolServer` without an approval hook denies its calls. A bare `ToolSet` has no hooks: `execute` runs
+   * them as its caller asks, while the loop and the effect/ai bridge ask, or deny, themselves, and an MCP server
+   * serving the set denies them.
    */
   readonly needsApproval?: boolean | undefined
   /**

@@ -31,6 +31,7 @@ import {
   toolResultPartOf
 } from "./internal/loopParts.ts"
 import { arrayOf, emptyArray, plain, textPart, toolMessage, userMessage } from "./internal/promptParts.ts"
+import { noApprover, refusedResult } from "../internal/refusal.ts"
 
 /**
  * What the loop executes calls against: a tool set, or a tool server (its hooks, limits and retries apply, and each
@@ -257,12 +258,12 @@ interface Turn {
 }
 
 /** What the model reads of a call that needs a human's approval, over a tool set. */
-const approvalNeeded = "this tool needs a human's approval: run the loop over a ToolServer with ToolHooks.approval"
+const approvalNeeded = noApprover("run the loop over a ToolServer with ToolHooks.approval")
 
 /** A copy of a tool that refuses every call (status `denied`) without running, as `Tool.provide` copies a tool. */
 const refusing = (tool: Tool.Any): Tool.Any => {
   const copy = Object.assign(Object.create(Object.getPrototypeOf(tool)), tool)
-  copy.call = () => Effect.fail(ToolExecutionError.refused(approvalNeeded))
+  copy.call = () => Effect.fail(approvalNeeded)
   return copy
 }
 
@@ -415,7 +416,7 @@ const repeatedIds = (calls: ReadonlyArray<ToolCall.ToolCall>): Set<number> | und
 
 /** The answer to a call whose id an earlier call of its turn has: an `invalid_args` error, the tool not run. */
 const repeatedCall = (call: ToolCall.ToolCall): ToolResult =>
-  refusedAnswer(
+  refusedResult(
     call,
     "error",
     ToolExecutionError.invalidArgs("another call of this turn has the same id; only the first of them was run")
@@ -423,28 +424,11 @@ const repeatedCall = (call: ToolCall.ToolCall): ToolResult =>
 
 /** The answer to a call that effect/ai's approval flow in the prompt denied: `denied`, with the human's reason. */
 const deniedByHuman = (decision: DecidedCall): ToolResult =>
-  refusedAnswer(
+  refusedResult(
     decision.call,
     "denied",
     ToolExecutionError.refused(decision.reason ?? "a human did not approve this call")
   )
-
-/** The answer to a call the loop refused without running it: `error` shows the model why. */
-const refusedAnswer = (
-  call: ToolCall.ToolCall,
-  status: "error" | "denied",
-  error: ToolExecutionError.ToolExecutionError
-): ToolResult =>
-  new ToolResult({
-    callId: call.id,
-    name: call.name,
-    arguments: call.arguments,
-    status,
-    output: error.modelOutput,
-    error: Option.some(error),
-    metadata: Context.empty(),
-    durationMs: 0
-  })
 
 /** A {@link Result}. */
 const Finished = plain<

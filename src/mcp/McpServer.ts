@@ -5,7 +5,8 @@
  * Every `tools/call` runs through our dispatch, with the server's hooks, limits and telemetry when a `ToolServer` is
  * served. Its `ToolResult` is mapped by `McpContent.toMcp`. Status `error` and `denied` answer `isError: true`, with
  * what the model would see as content. A tool with an object `outputSchema` answers a JSON output with
- * `structuredContent` too.
+ * `structuredContent` too. A call of a tool annotated `needsApproval` that a `ToolSet` serves is denied, never run:
+ * a set has no hook to ask a human (a `ToolServer` with `ToolHooks.approval` asks).
  *
  * Around each call:
  * - The request's `_meta` reaches the tool as {@link RequestMeta}.
@@ -66,6 +67,7 @@ import type * as RpcMessage from "effect/rpc/RpcMessage"
 import { createServer } from "node:http"
 import { bounded } from "../internal/issues.ts"
 import { objectProperties } from "../internal/jsonSchema.ts"
+import { noApprover, refusedResult } from "../internal/refusal.ts"
 import * as ToolCall from "../ToolCall.ts"
 import * as ToolContext from "../ToolContext.ts"
 import type * as ToolDefinition from "../ToolDefinition.ts"
@@ -308,8 +310,12 @@ const execute = (
   meta: Schema.JsonObject,
   progress: (update: ToolContext.Progress) => Effect.Effect<void>,
   log: (message: Direct.LogMessage) => void
-): Effect.Effect<ToolResult | ToolHooks.ToolRunStopped> =>
-  served.execute(call).pipe(
+): Effect.Effect<ToolResult | ToolHooks.ToolRunStopped> => {
+  // A set cannot ask a human for the approval a tool needs: its call is denied, not run.
+  const run = needsApproval(served).has(call.name)
+    ? Effect.succeed(refusedResult(call, "denied", unasked))
+    : served.execute(call)
+  return run.pipe(
     Effect.catchTag("ToolRunStopped", (stopped) => Effect.succeed(stopped.results[0] ?? stopped)),
     Effect.updateContext((outer: Context.Context<never>) =>
       Context.merge(
@@ -330,6 +336,28 @@ const execute = (
       )
     )
   )
+}
+
+const approvalNames = new WeakMap<Serveable, ReadonlySet<string>>()
+
+/**
+ * The names of the tools annotated `needsApproval` that `served` runs unasked: a `ToolSet` service's (a set has no
+ * hooks to ask a human, and an MCP client's call comes with no one's approval); none of a `ToolServer`, whose hooks
+ * ask, or deny such calls themselves.
+ */
+const needsApproval = (served: Serveable): ReadonlySet<string> => {
+  let names = approvalNames.get(served)
+  if (names === undefined) {
+    const definitions = ToolServer.isToolServer(served) ? [] : served.definitions ?? []
+    names = new Set(
+      definitions.filter((definition) => definition.annotations.needsApproval === true).map(({ name }) => name)
+    )
+    approvalNames.set(served, names)
+  }
+  return names
+}
+
+const unasked = noApprover("serve a ToolServer with ToolHooks.approval to ask for it")
 
 /** Where the logs of the running call go: the tool's name, and the sink of its `notifications/message`. */
 class CallLogSink extends Context.Service<CallLogSink, {

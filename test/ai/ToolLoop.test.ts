@@ -833,7 +833,7 @@ describe("ToolLoop.run", () => {
 // Calls the loop answers without running them
 
 describe("ToolLoop.run answers without running", () => {
-  const approvalNeeded = "this tool needs a human's approval: run the loop over a ToolServer with ToolHooks.approval"
+  const approvalNeeded = "this tool needs a human's approval before it runs, and none can be asked for here: it did not run"
   let wiped = 0
   const Wipe = Tool.make("wipe", {
     description: "Wipe the disk",

@@ -14,11 +14,12 @@ import {
   ToolListChangedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { Cause, Context, Effect, Exit, Fiber, Layer, Schema } from "effect"
+import type { RpcServer } from "effect/rpc"
 import type { HttpServer, HttpServerError } from "effect/http"
 import { type ChildProcess, spawn } from "node:child_process"
 import { request } from "node:http"
 import { fileURLToPath } from "node:url"
-import { Tool, type ToolServer, ToolSet } from "../../src/index.ts"
+import { Tool, ToolHooks, ToolServer, ToolSet } from "../../src/index.ts"
 import { McpServer } from "../../src/mcp/index.ts"
 import { png } from "../fixtures/mcpData.ts"
 import { CurrentUser } from "../support/userTools.ts"
@@ -755,4 +756,62 @@ describe("McpServer.layer: over a protocol the caller provides (McpServer.memory
       yield* send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } })
       assert.deepStrictEqual((yield* answer(2)).content, [{ type: "text", text: "hi" }])
     }).pipe(Effect.scoped))
+
+  it.effect("a tool that needs approval is denied when a ToolSet serves it, and runs when a ToolServer's hook approves", () =>
+    Effect.gen(function*() {
+      let wiped = 0
+      const Wipe = Tool.make("wipe", {
+        description: "Wipe a disk",
+        parameters: Schema.Struct({ disk: Schema.String }),
+        annotations: { needsApproval: true },
+        call: ({ disk }) => Effect.sync(() => `wiped ${disk} (${++wiped})`)
+      })
+      class Served extends Context.Service<Served, ToolSet.Service<never>>()("test/ServedApproval") {}
+      class Guarded extends Context.Service<Guarded, ToolServer.ToolServer>()("test/GuardedApproval") {}
+      /** The answers to a call of `wipe` sent before `notifications/initialized` and after it (the direct path). */
+      const wipeOver = <E>(served: Layer.Layer<never, E, RpcServer.Protocol>) =>
+        Effect.gen(function*() {
+          const connection = yield* McpServer.memory
+          yield* Layer.build(Layer.provide(served, connection.protocol))
+          const answer = (id: number) =>
+            Effect.gen(function*() {
+              while (true) {
+                const message = JSON.parse(yield* connection.receive) as { readonly id?: number; readonly result?: any }
+                if (message.id === id) return message.result
+              }
+            })
+          const send = (message: object) => connection.send(JSON.stringify(message))
+          const wipe = (id: number) =>
+            send({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "wipe", arguments: { disk: "sda" } } })
+          yield* send({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "initialize",
+            params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "memory", version: "1" } }
+          })
+          yield* answer(1)
+          yield* wipe(2)
+          const before = yield* answer(2)
+          yield* send({ jsonrpc: "2.0", method: "notifications/initialized" })
+          yield* wipe(3)
+          return [before, yield* answer(3)]
+        }).pipe(Effect.scoped)
+      const denied = yield* wipeOver(
+        McpServer.layer(Served, { name: "set", version: "1.0.0" }).pipe(
+          Layer.provide(ToolSet.toLayer(Served, ToolSet.make(Wipe)))
+        )
+      )
+      const refusal = "this tool needs a human's approval before it runs, and none can be asked for here: it did not run"
+      for (const result of denied) {
+        assert.deepStrictEqual([result.isError, result.content], [true, [{ type: "text", text: refusal }]])
+      }
+      assert.strictEqual(wiped, 0)
+      const approve = ToolHooks.approval({ decide: () => Effect.succeed(ToolHooks.approve) })
+      const approved = yield* wipeOver(
+        McpServer.layer(Guarded, { name: "server", version: "1.0.0" }).pipe(
+          Layer.provide(ToolServer.layer(Guarded, { tools: ToolSet.make(Wipe), hooks: [approve] }))
+        )
+      )
+      assert.deepStrictEqual(approved.map((result) => result.content[0].text), ["wiped sda (1)", "wiped sda (2)"])
+    }))
 })
