@@ -114,6 +114,20 @@ export interface Options {
 }
 
 /**
+ * Options of {@link layerStdio}.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface StdioOptions extends Options {
+  /**
+   * The largest message read, in bytes (a line of standard input); a longer one is never held whole, and is answered
+   * with an invalid-request error, to its request when its start names it. Default 16 MiB, as Effect's MCP client.
+   */
+  readonly maxMessageBytes?: number | undefined
+}
+
+/**
  * Options of {@link layerHttp}.
  *
  * @category models
@@ -139,6 +153,9 @@ export interface HttpOptions extends Options {
   /** The largest request body served, in bytes; a larger one (chunked too) is refused with 413. Default 4 MiB. */
   readonly maxBodyBytes?: number | undefined
 }
+
+/** The largest message read from standard input by default, as Effect's MCP client reads at most. */
+const defaultMaxMessageBytes = 16 * 1024 * 1024
 
 /** The MCP revisions served, newest first: a client offering another is answered with the first. */
 const protocols = [
@@ -582,7 +599,7 @@ const safeJson = (value: unknown): Schema.Json => {
  */
 export const layerStdio = <I, S extends Serveable>(
   tag: Context.Key<I, S>,
-  options: Options
+  options: StdioOptions
 ): Layer.Layer<never, Cause.IllegalArgumentError, I> =>
   Layer.unwrap(Effect.sync(() => {
     const direct = new Direct.Direct()
@@ -590,7 +607,7 @@ export const layerStdio = <I, S extends Serveable>(
       ...serverInfo(options),
       protocols,
       registrations: registrations(tag, Effect.void, direct)
-    }).pipe(Layer.provide(Direct.stdio(direct)))
+    }).pipe(Layer.provide(Direct.stdio(direct, options.maxMessageBytes ?? defaultMaxMessageBytes)))
   })).pipe(
     Layer.provide(NodeStdio.layer),
     Layer.provide(Layer.succeed(References.LogToStderr, true))

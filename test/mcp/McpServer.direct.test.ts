@@ -16,6 +16,7 @@ import {
   ToolSet
 } from "../../src/index.ts"
 import * as Direct from "../../src/mcp/internal/direct.ts"
+import { leadingId, lineReader, Overlong } from "../../src/mcp/internal/lines.ts"
 import { McpClient, McpServer } from "../../src/mcp/index.ts"
 import { png } from "../fixtures/mcpData.ts"
 import { Add, Meta, transferGuard } from "../support/tools.ts"
@@ -440,7 +441,9 @@ describe("McpServer over stdio: the direct path reads lines as they come", () =>
             : undefined
         const written: Array<string> = []
         const context = yield* Layer.build(
-          Direct.stdio(direct).pipe(Layer.provide(Layer.succeed(Stdio.Stdio, fakeStdio(chunked(input, size), written))))
+          Direct.stdio(direct, 1024 * 1024).pipe(
+            Layer.provide(Layer.succeed(Stdio.Stdio, fakeStdio(chunked(input, size), written)))
+          )
         )
         const stdio = Context.get(context, Stdio.Stdio)
         const read = yield* Stream.runCollect(Stream.decodeText(stdio.stdin))
@@ -460,4 +463,90 @@ describe("McpServer over stdio: the direct path reads lines as they come", () =>
       }).pipe(Effect.scoped),
     { arbitrary: { runs: 25 } }
   )
+
+  it.effect.prop(
+    "a line over maxMessageBytes is never held whole: it is answered as too large, to its request when its start names it",
+    [Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 600 }))],
+    ([size]) =>
+      Effect.gen(function*() {
+        const direct = new Direct.Direct()
+        direct.serve = (_, name, args) =>
+          name === "echo" ? Effect.succeed({ content: [{ type: "text", text: args.text }] }) : undefined
+        const big = "x".repeat(5000)
+        const input = [
+          JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25" } }),
+          JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+          JSON.stringify(call(2, "echo", { text: big })),
+          // The id after a member that holds an object cannot be told from the line's start.
+          JSON.stringify({ jsonrpc: "2.0", method: "tools/call", params: { name: "echo", arguments: { text: big } }, id: 3 }),
+          JSON.stringify(call(4, "echo", { text: "small" })),
+          // Unended, and too large.
+          JSON.stringify({ jsonrpc: "2.0", id: "last", method: "tools/call", params: { text: big } })
+        ].join("\n")
+        const written: Array<string> = []
+        const context = yield* Layer.build(
+          Direct.stdio(direct, 1000).pipe(
+            Layer.provide(Layer.succeed(Stdio.Stdio, fakeStdio(chunked(input, size), written)))
+          )
+        )
+        const stdio = Context.get(context, Stdio.Stdio)
+        const read = yield* Stream.runCollect(Stream.decodeText(stdio.stdin))
+        // Effect's server reads the initialization alone.
+        assert.deepStrictEqual(read.join("").split("\n").filter((line) => line !== "").length, 2)
+        while (written.join("").split("\n").length < 5) yield* Effect.yieldNow
+        const answers = written.join("").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line))
+        const tooLarge = { code: -32600, message: "Invalid Request: the message is larger than 1000 bytes" }
+        assert.deepStrictEqual(answers, [
+          { jsonrpc: "2.0", id: 2, error: tooLarge },
+          { jsonrpc: "2.0", id: null, error: tooLarge },
+          { jsonrpc: "2.0", id: 4, result: { content: [{ type: "text", text: "small" }] } },
+          { jsonrpc: "2.0", id: "last", error: tooLarge }
+        ])
+      }).pipe(Effect.scoped),
+    { arbitrary: { runs: 25 } }
+  )
+})
+
+describe("the lines of a stream, bounded", () => {
+  it("a line over the limit is read as its start alone, however it is cut; the lines around it as they came", () => {
+    const text = `short\n${"y".repeat(10_000)}\nalso short\n${"z".repeat(50)}`
+    const bytes = new TextEncoder().encode(text)
+    for (const size of [1, 7, 64, 5000, bytes.length]) {
+      const reader = lineReader(20)
+      const lines: Array<string | Overlong> = []
+      for (let i = 0; i < bytes.length; i += size) lines.push(...reader.read(bytes.slice(i, i + size)))
+      lines.push(reader.rest())
+      // An over-long line keeps its start: what had come when it went over (at most 4096 units), to find its id in.
+      assert.deepStrictEqual(lines.map((line) => line instanceof Overlong ? line.head[0] : line), [
+        "short",
+        "y",
+        "also short",
+        "z"
+      ])
+      for (const line of lines) {
+        if (line instanceof Overlong) {
+          assert.match(line.head, /^(y+|z+)$/)
+          assert.isTrue(line.head.length > 20 && line.head.length <= 4096)
+        }
+      }
+      // Nothing of the long line is held once it is known to be too long.
+      assert.isAtMost(reader.pendingLength(), 20 + size)
+    }
+  })
+
+  it("leadingId reads the id among the first members whose values are scalars, and nothing past another value", () => {
+    const cases: Array<[string, string | number | undefined]> = [
+      ['{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{', 7],
+      ['{ "id" : "a\\"b", "jsonrpc": "2.0"', 'a"b'],
+      ['{"method":"tools/call","jsonrpc":"2.0","id":-1.5e3,"params"', -1500],
+      ['{"i\\u0064":42,', 42],
+      ['{"jsonrpc":"2.0","params":{"id":1},"id":2', undefined],
+      ['{"jsonrpc":"2.0","id":null,', undefined],
+      ['{"jsonrpc":"2.0","id":true,', undefined],
+      ['[{"id":1}', undefined],
+      ['{"jsonrpc":"2.0"}', undefined],
+      ['{"jsonrpc":"2.0","method":"x', undefined]
+    ]
+    for (const [head, id] of cases) assert.strictEqual(leadingId(head), id, head)
+  })
 })

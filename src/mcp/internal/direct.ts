@@ -24,7 +24,7 @@ import { Cause, Effect, Fiber, Layer, Queue, type Schema, type Scope, Stdio, Str
 import { RpcSerialization, RpcServer } from "effect/rpc"
 import type * as RpcMessage from "effect/rpc/RpcMessage"
 import { isRecord } from "../../internal/jsonSchema.ts"
-import { lineReader } from "./lines.ts"
+import { leadingId, lineReader, Overlong } from "./lines.ts"
 
 /** MCP's log levels, in order: a client that set one hears it and those above. */
 const levels = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const
@@ -249,7 +249,7 @@ export const wrap = (
  * direct path takes never reach Effect's server (which reads the others as they came), and what it sends goes out on
  * the same output, a line each.
  */
-export const stdio = (direct: Direct): Layer.Layer<Stdio.Stdio, never, Stdio.Stdio> =>
+export const stdio = (direct: Direct, maxMessageBytes: number): Layer.Layer<Stdio.Stdio, never, Stdio.Stdio> =>
   Layer.effect(
     Stdio.Stdio,
     Effect.gen(function*() {
@@ -271,8 +271,16 @@ export const stdio = (direct: Direct): Layer.Layer<Stdio.Stdio, never, Stdio.Std
         (_, message) => Effect.asVoid(Queue.offer(out, lineOf(message)))
       )
       const forwarded = yield* Queue.unbounded<Uint8Array, Cause.Done>()
-      const lines = lineReader()
+      // A line longer than the limit is never held whole (a client that sends one without end cannot exhaust memory):
+      // it is answered as too large, to the request it starts with when that can be told.
+      const lines = lineReader(maxMessageBytes)
       const encoder = new TextEncoder()
+      const tooLarge = (line: Overlong): string =>
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: leadingId(line.head) ?? null,
+          error: { code: -32600, message: `Invalid Request: the message is larger than ${maxMessageBytes} bytes` }
+        })
       /**
        * The complete lines of a chunk, to be read: those the direct path neither takes nor answers are forwarded as
        * they came, together.
@@ -280,7 +288,8 @@ export const stdio = (direct: Direct): Layer.Layer<Stdio.Stdio, never, Stdio.Std
       const read = (chunk: Uint8Array): void => {
         let kept = ""
         for (const line of lines.read(chunk)) {
-          if (forwards(line, true)) kept += `${line}\n`
+          if (line instanceof Overlong) Queue.offerUnsafe(out, `${tooLarge(line)}\n`)
+          else if (forwards(line, true)) kept += `${line}\n`
         }
         if (kept !== "") Queue.offerUnsafe(forwarded, encoder.encode(kept))
       }
@@ -305,7 +314,8 @@ export const stdio = (direct: Direct): Layer.Layer<Stdio.Stdio, never, Stdio.Std
         Effect.ensuring(Effect.suspend(() => {
           // The last line, unended: read as the others, but left to Effect's server, as the client is leaving.
           const rest = lines.rest()
-          if (forwards(rest, false)) Queue.offerUnsafe(forwarded, encoder.encode(rest))
+          if (rest instanceof Overlong) Queue.offerUnsafe(out, `${tooLarge(rest)}\n`)
+          else if (forwards(rest, false)) Queue.offerUnsafe(forwarded, encoder.encode(rest))
           return Effect.andThen(disconnect(0), Queue.end(forwarded))
         })),
         Effect.forkScoped
