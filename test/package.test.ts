@@ -82,24 +82,26 @@ describe("package", () => {
 
   it("exports the root and every public module at its own path, each pointing at the file the build writes", () => {
     const expected: Record<string, unknown> = {
-      ".": { types: "./dist/index.d.ts", import: "./dist/index.js" },
+      ".": { types: "./dist/index.d.ts", default: "./dist/index.js" },
       "./package.json": "./package.json"
     }
     for (const module of publicModules) {
-      expected[`./${module}`] = { types: `./dist/${module}.d.ts`, import: `./dist/${module}.js` }
+      expected[`./${module}`] = { types: `./dist/${module}.d.ts`, default: `./dist/${module}.js` }
     }
     for (const sub of subpaths) {
-      expected[`./${sub}`] = { types: `./dist/${sub}/index.d.ts`, import: `./dist/${sub}/index.js` }
+      expected[`./${sub}`] = { types: `./dist/${sub}/index.d.ts`, default: `./dist/${sub}/index.js` }
     }
     // Equal as a whole: no module is left out, and nothing else (src/internal/ above all) is exported.
     assert.deepStrictEqual(packageJson.exports, expected)
   })
 
-  it("lists `types` first in every export, where TypeScript looks for it", () => {
+  // `default`, not `import`: Node 20.19 and later `require()` an ES module, so a CommonJS program loads the package too
+  // (it has no top-level await), as TypeScript's `types` condition already told it could.
+  it("lists `types` first in every export, where TypeScript looks for it, then `default`", () => {
     const conditions = Object.values(packageJson.exports)
       .filter((target) => typeof target === "object")
       .map((target) => Object.keys(target as object))
-    assert.deepStrictEqual(conditions, conditions.map(() => ["types", "import"]))
+    assert.deepStrictEqual(conditions, conditions.map(() => ["types", "default"]))
   })
 
   it("builds each src/ file to the same path under dist/, which the package ships", () => {
