@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * `fetch`, a built-in tool that reads a web page for the model: an HTTP GET to a host on an allow-list, answered as
  * readable text, that cannot be turned against the network it runs in.
