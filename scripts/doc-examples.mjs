@@ -13,7 +13,7 @@ const out = join(root, ".doc-examples")
 const { name: packageName, exports: packageExports } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
 const subpathSources = new Map(
   Object.entries(packageExports).flatMap(([key, target]) => {
-    const built = typeof target === "object" && target !== null ? target.import : undefined
+    const built = typeof target === "object" && target !== null ? target.default : undefined
     const match = typeof built === "string" ? /^\.\/dist\/(.+)\.js$/.exec(built) : null
     return key.startsWith("./") && match !== null ? [[`${packageName}/${key.slice(2)}`, `../src/${match[1]}.ts`]] : []
   })
