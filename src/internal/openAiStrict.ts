@@ -44,6 +44,7 @@ import {
   strictCompiler,
   StrictSchemaError,
   undeclaredRequired,
+  undescribedKeys,
   unsupportedShapeKeywords
 } from "./strictSchema.ts"
 
@@ -297,6 +298,9 @@ const compileNode = (
         "objects with arbitrary keys (records, maps) cannot be expressed in strict mode"
       )
     }
+    // Closed, an object of keys it does not describe could only ever be `{}`: what its tool would be sent is lost.
+    // The parameters themselves without properties are a tool of no arguments, and are closed.
+    if (path !== "" && node.properties === undefined && additional === undefined) throw undescribedKeys(path)
     const properties = Predicate.isObject(node.properties) ? node.properties : {}
     const required = new Set(Array.isArray(node.required) ? node.required : [])
     // Every key is offered, and no other: a required key that is not described could never be sent.

@@ -35,6 +35,18 @@ export class Refusal {
 }
 
 /**
+ * The refusal of an object whose keys are not described (`{ "type": "object" }`, any keys), below the top: strict
+ * mode closes every object, so the model could only ever send `{}` in its place.
+ */
+export const undescribedKeys = (path: string): Refusal =>
+  new Refusal(
+    path,
+    "properties",
+    "an object of keys it does not describe cannot be expressed in strict mode (closed, it could only be {}): " +
+      "describe its properties, or close it with additionalProperties: false"
+  )
+
+/**
  * Keywords that change the shape of the data in ways neither OpenAI's strict mode nor Anthropic's strict tool use
  * can express (tuples, conditionals, negation, pattern-keyed or dependent properties, `contains`, `unevaluated*`):
  * both compilers refuse them. OpenAI also refuses `allOf`, which Anthropic supports. Draft-07's `dependencies` is

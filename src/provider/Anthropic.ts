@@ -32,6 +32,7 @@ import {
   strictCompiler,
   type StrictSchemaError,
   undeclaredRequired,
+  undescribedKeys,
   unsupportedShapeKeywords
 } from "../internal/strictSchema.ts"
 import {
@@ -311,6 +312,11 @@ const compileNode = (node: unknown, path: string, refs: Set<string>): Record<str
   }
   const isObjectType = node.type === "object" || (Array.isArray(node.type) && node.type.includes("object"))
   if (isObjectType || node.properties !== undefined) {
+    // Closed, an object of keys it does not describe could only ever be `{}`; the parameters themselves without
+    // properties are a tool of no arguments, and are closed.
+    if (path !== "" && node.properties === undefined && node.additionalProperties === undefined) {
+      throw undescribedKeys(path)
+    }
     out.additionalProperties = false
     // With no other key allowed, a required key that is not a property could never be sent.
     const undeclared = undeclaredRequired(node.properties, node.required)

@@ -492,6 +492,21 @@ describe("Anthropic", () => {
       assert.include(out.failure.message, "`required` names `b`, which `properties` does not declare")
     })
 
+    it("refuses an object of keys it does not describe below the top, which closed could only be {}", () => {
+      const open = Anthropic.definitions([definitionOf({ type: "object", properties: { meta: { type: "object" } } })])
+      assert(Result.isFailure(open) && open.failure._tag === "StrictSchemaError")
+      expect([open.failure.path, open.failure.keyword]).toStrictEqual(["/properties/meta", "properties"])
+      expect(open.failure.message).toContain("an object of keys it does not describe cannot be expressed")
+      // The parameters without properties are a tool of no arguments; an empty object said closed is one.
+      for (const parameters of [
+        { type: "object" },
+        { type: "object", properties: { meta: { type: "object", additionalProperties: false } } },
+        { type: "object", properties: { meta: { type: "object", properties: {} } } }
+      ]) {
+        assert(Result.isSuccess(Anthropic.definitions([definitionOf(parameters)])), JSON.stringify(parameters))
+      }
+    })
+
     it("refuses records, recursion, outside references and enums of objects with StrictSchemaError", () => {
       const failureOf = (parameters: Record<string, unknown>) => {
         const out = Anthropic.definitions([definitionOf(parameters)])

@@ -82,6 +82,38 @@ describe("OpenAiChat.definitions", () => {
   })
 })
 
+describe("OpenAiChat.definitions, strict: objects of keys they do not describe", () => {
+  const strictOf = (parameters: Record<string, unknown>) =>
+    OpenAiChat.definitions([
+      ToolDefinition.make({
+        name: "t",
+        description: "T",
+        parameters: parameters as ToolDefinition.JsonSchema,
+        annotations: { strict: true }
+      })
+    ])
+
+  it("are refused below the top, where closed they could only be {}; the top without properties takes no arguments", () => {
+    const open = strictOf({ type: "object", properties: { meta: { type: "object" } }, required: ["meta"] })
+    assert(Result.isFailure(open) && open.failure._tag === "StrictSchemaError")
+    expect([open.failure.path, open.failure.keyword]).toStrictEqual(["/properties/meta", "properties"])
+    expect(open.failure.message).toContain("an object of keys it does not describe cannot be expressed in strict mode")
+    const none = strictOf({ type: "object" })
+    assert(Result.isSuccess(none))
+    expect(none.success[0]!.function.parameters).toStrictEqual({
+      type: "object",
+      properties: {},
+      required: [],
+      additionalProperties: false
+    })
+    assert(Result.isSuccess(strictOf({
+      type: "object",
+      properties: { meta: { type: "object", additionalProperties: false } },
+      required: ["meta"]
+    })))
+  })
+})
+
 describe("OpenAiChat.toolCalls", () => {
   it("keeps ids and arguments, reads a missing arguments string as empty, and leaves custom tool calls to the host", () => {
     const calls = OpenAiChat.toolCalls({
