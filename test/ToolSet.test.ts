@@ -220,13 +220,17 @@ describe("arguments: parsing and limits", () => {
       invalid(deep, raw, "failed to parse tool arguments: the arguments are nested deeper than 64 levels")
     }))
 
+  /** Why parsed arguments are too deep: past the limit, or holding themselves, which only a value in memory can. */
+  const tooDeepValue = (levels: number) =>
+    `the arguments are nested deeper than ${levels} levels, or contain themselves`
+
   it.effect("a parsed value nested deeper than 64 levels is invalid_args; 64 levels pass", () =>
     Effect.gen(function*() {
       const ok = yield* ToolSet.execute(set, call("anything", nestedObject(64)))
       assert.strictEqual(ok.status, "success")
       const value = nestedObject(65)
       const deep = yield* ToolSet.execute(set, call("anything", value))
-      invalid(deep, value, "failed to parse tool arguments: the arguments are nested deeper than 64 levels")
+      invalid(deep, value, `failed to parse tool arguments: ${tooDeepValue(64)}`)
     }))
 
   it.effect("maxArgumentDepth sets the depth limit per call, for text and parsed values", () =>
@@ -238,7 +242,7 @@ describe("arguments: parsing and limits", () => {
       invalid(text, raw, "failed to parse tool arguments: the arguments are nested deeper than 2 levels")
       const value = { a: { b: [1] } }
       const parsed = yield* ToolSet.execute(set, call("anything", value), { maxArgumentDepth: 2 })
-      invalid(parsed, value, "failed to parse tool arguments: the arguments are nested deeper than 2 levels")
+      invalid(parsed, value, `failed to parse tool arguments: ${tooDeepValue(2)}`)
       const defaults = yield* ToolSet.execute(set, call("anything", raw))
       assert.strictEqual(defaults.status, "success")
     }))
@@ -254,7 +258,7 @@ describe("arguments: parsing and limits", () => {
     Effect.gen(function*() {
       const value = nestedObject(100_000)
       const result = yield* ToolSet.execute(set, call("anything", value))
-      invalid(result, value, "failed to parse tool arguments: the arguments are nested deeper than 64 levels")
+      invalid(result, value, `failed to parse tool arguments: ${tooDeepValue(64)}`)
     }))
 
   it.effect("a cyclic parsed value is rejected as too deep, not looped over", () =>
@@ -262,7 +266,7 @@ describe("arguments: parsing and limits", () => {
       const value: Record<string, unknown> = {}
       value["self"] = value
       const result = yield* ToolSet.execute(set, call("anything", value))
-      invalid(result, value, "failed to parse tool arguments: the arguments are nested deeper than 64 levels")
+      invalid(result, value, `failed to parse tool arguments: ${tooDeepValue(64)}`)
     }))
 
   for (

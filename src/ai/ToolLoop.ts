@@ -131,7 +131,7 @@ export class MaxTurnsExceeded extends Data.TaggedError("MaxTurnsExceeded")<{
   readonly toolResults: ReadonlyArray<ToolResult>
 }> {
   override get message(): string {
-    return `the model was still calling tools after ${this.maxTurns} turns`
+    return `the model was still calling tools after ${this.maxTurns} turn${this.maxTurns === 1 ? "" : "s"}`
   }
 }
 

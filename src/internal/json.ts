@@ -134,7 +134,11 @@ export const parseArguments = (input: unknown, limits: JsonLimits): ParsedArgume
             ? { value: input, result: Result.fail({ _tag: "NotAnObject" }) }
             : parseFailure(input, `the arguments are not JSON: ${failure.path} is ${failure.what}, not JSON`)
         case "TooDeep":
-          return parseFailure(input, `the arguments are nested deeper than ${limits.maxDepth} levels`)
+          // A value built in memory may also hold itself, which no JSON text can: it reaches any depth.
+          return parseFailure(
+            input,
+            `the arguments are nested deeper than ${limits.maxDepth} levels, or contain themselves`
+          )
         case "TooLarge":
           return parseFailure(input, `the arguments are larger than ${limits.maxBytes} bytes`)
         case "Unreadable":

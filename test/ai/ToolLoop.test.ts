@@ -459,6 +459,8 @@ describe("ToolLoop.run", () => {
       assert.isTrue(error instanceof ToolLoop.MaxTurnsExceeded)
       const exceeded = error as ToolLoop.MaxTurnsExceeded
       assert.strictEqual(exceeded.message, "the model was still calling tools after 2 turns")
+      const one = new ToolLoop.MaxTurnsExceeded({ maxTurns: 1, transcript: exceeded.transcript, toolResults: [] })
+      assert.strictEqual(one.message, "the model was still calling tools after 1 turn")
       // Every call is answered, the last turn's too.
       assert.deepStrictEqual(encode(exceeded.transcript), [
         user("count"),
