@@ -31,7 +31,7 @@ export interface CallEvent {
   readonly arguments: unknown
   /** 1 for the first attempt, 2 for the first retry, and so on. */
   readonly attempt: number
-  /** True when the call is being resumed with `ToolHooks.approve`. */
+  /** True when the call is being resumed with `ToolHooks.approve` (only the hooks after the approval hook see it). */
   readonly approved: boolean
 }
 
@@ -278,14 +278,11 @@ export class PendingApproval extends Schema.Class<PendingApproval>("effect-llm-t
   id: Schema.String,
   callId: Schema.String,
   toolName: Schema.String,
-  /** The arguments the call would run with: as the hooks before the approval left them, what the human is shown. */
-  arguments: Schema.Json,
   /**
-   * The call's own arguments, as the model sent them, before any hook: what `resume` runs the call with, through the
-   * server's hooks again, so that a hook that rewrote them before they were approved rewrites them once, not twice.
-   * Absent in an approval stored by an earlier version: `resume` then runs with `arguments`.
+   * The arguments the call would run with, as the hooks before the approval left them: what the human is shown, and
+   * what `resume` runs.
    */
-  callArguments: Schema.optional(Schema.Json)
+  arguments: Schema.Json
 }) {}
 
 /**
@@ -350,8 +347,9 @@ const defaultNeeds = (event: CallEvent): boolean =>
  * annotated `destructive` or `needsApproval`. A `needs` of your own replaces that default, annotations included: a
  * call it does not pick runs without asking. `decide` answers with {@link approve}, {@link deny} or {@link defer}.
  * A deferred call's result is `skipped` and carries a {@link PendingApproval} (read it with {@link pendingApproval});
- * the server's `resume` later runs or denies it. A call resumed with `approve` is not asked about again, nor is a
- * retry of an approved call.
+ * the server's `resume` later runs or denies it. A call resumed with `approve` runs with the arguments the human was
+ * shown: the hooks after the approval hook see it (approved), those before it, which left those arguments, do not
+ * run again. A retry of an approved call is not asked about again.
  *
  * @example
  * ```ts
@@ -387,11 +385,7 @@ export const approval = <R = never>(options: {
                 id: crypto.randomUUID(),
                 callId: typeof event.call.id === "string" ? event.call.id : "",
                 toolName: event.tool.name,
-                arguments: event.arguments as Schema.Json,
-                // A copy: the caller's object is theirs to change once the call has returned.
-                callArguments: (typeof event.call.arguments === "string"
-                  ? event.call.arguments
-                  : JSON.parse(JSON.stringify(event.call.arguments))) as Schema.Json
+                arguments: event.arguments as Schema.Json
               })
               return {
                 _tag: "Skip",

@@ -135,9 +135,9 @@ export interface ToolServer<PerCall = never> {
   readonly changes: Stream.Stream<Change>
   /**
    * Decides a call deferred by `ToolHooks.approval`: `approve` runs it, `deny(reason)` denies it, through the same
-   * path as any call (hooks, limits, retries, telemetry), against the tools registered now. It runs from the call's
-   * own arguments: a hook before the approval rewrites them again, once, as it did before they were shown to the
-   * human (approval hooks let an approved call through). The `ApprovalStore`
+   * path as any call (limits, retries, telemetry), against the tools registered now. An approved call runs with the
+   * arguments the human was shown: the `onCall` hooks after the approval hook see it, those before it (which ran when
+   * the call was deferred, and left those arguments) do not run again. The `ApprovalStore`
    * makes sure it is the approval this server issued, unchanged (else `ApprovalNotIssued`), and that it is decided
    * once: resolving it again fails with `ApprovalAlreadyResolved`. Either way, nothing runs.
    */
@@ -289,6 +289,11 @@ const checkOptions = (options: Options<Tool.Any, ToolHooks.Any>): Checked => {
     index,
     policy: {
       onCall: hooks.flatMap((hook) => hook.onCall === undefined ? [] : [hook.onCall]),
+      // A call a human approved through `resume` starts after the first approval hook: the hooks before it ran when
+      // the call was deferred, and left the arguments the human approved.
+      onCallApproved: hooks.slice(hooks.findIndex(ToolHooks.isApproval) + 1).flatMap((hook) =>
+        hook.onCall === undefined ? [] : [hook.onCall]
+      ),
       onResult: hooks.flatMap((hook) => hook.onResult === undefined ? [] : [hook.onResult]),
       timeoutMs,
       limiter: concurrency === undefined ? undefined : new Limiter(concurrency),
@@ -422,8 +427,7 @@ const makeServer = <PerCall>(
                 new ToolHooks.ApprovalAlreadyResolved({ approvalId: pending.id, callId: pending.callId })
               )
             }
-            // From the call's own arguments, through the hooks again: those before the approval rewrite them once.
-            const call = { id: pending.callId, name: pending.toolName, arguments: pending.callArguments ?? pending.arguments }
+            const call = { id: pending.callId, name: pending.toolName, arguments: pending.arguments }
             return dispatchOne(() => current.registry, call, limitsOf(undefined), policy, runStopped, decision)
           })
         })
@@ -441,15 +445,13 @@ const runStopped = (reason: string, results: ReadonlyArray<ToolResult>): ToolHoo
   new ToolHooks.ToolRunStopped({ reason, results })
 
 /**
- * Whether an approval given to `resume` is the one issued: the same id, call id, tool name and arguments, its own and
- * the call's (compared as JSON with sorted keys, as a store may keep them in another order). One that cannot be read
- * is not.
+ * Whether an approval given to `resume` is the one issued: the same id, call id, tool name and arguments (compared as
+ * JSON with sorted keys, as a store may keep them in another order). One that cannot be read is not.
  */
 const sameApproval = (issued: ToolHooks.PendingApproval, given: ToolHooks.PendingApproval): boolean => {
   try {
     return issued.id === given.id && issued.callId === given.callId && issued.toolName === given.toolName &&
-      canonicalJson(issued.arguments) === canonicalJson(given.arguments) &&
-      canonicalJson(issued.callArguments) === canonicalJson(given.callArguments)
+      canonicalJson(issued.arguments) === canonicalJson(given.arguments)
   } catch {
     return false
   }

@@ -1172,24 +1172,33 @@ describe("approval", () => {
       assert.deepStrictEqual(tools.runs(), { plain: 1, wipe: 1, publish: 0 })
     }))
 
-  it.effect("a hook before the approval rewrites a resumed call once, from the call's own arguments", () =>
+  it.effect("a resumed call runs what the human approved: the hooks before the approval do not run again", () =>
     Effect.gen(function*() {
       const tools = makeTools()
+      let limit = 10
+      const before: Array<string> = []
+      // Rewrites what it sees: run twice, or with another limit, it would change what the human approved.
       const sign = onCall((event) =>
-        Effect.succeed(ToolHooks.rewrite({ text: `${(event.arguments as { text: string }).text} (signed)` }))
+        Effect.sync(() => {
+          before.push(event.call.id)
+          const text = (event.arguments as { text: string }).text
+          return ToolHooks.rewrite({ text: `${text.slice(0, limit)} (signed)` })
+        })
       )
       yield* withServer({ tools: tools.set, hooks: [sign, deferEvery] }, (server) =>
         Effect.gen(function*() {
-          const deferred = yield* server.execute(call("wipe", { text: "hello" }, "call_wipe"))
+          const deferred = yield* server.execute(call("wipe", { text: "hello, world" }, "call_wipe"))
           const pending = pendingOf(deferred)
-          // The human is shown the arguments as they would run; the call's own are kept to run from.
-          assert.deepStrictEqual([pending.arguments, pending.callArguments], [{ text: "hello (signed)" }, { text: "hello" }])
+          // The human is shown the arguments as they would run.
+          assert.deepStrictEqual(pending.arguments, { text: "hello, wor (signed)" })
+          limit = 3
           const resumed = yield* server.resume(pending, ToolHooks.approve)
           assert.deepStrictEqual(
             [resumed.status, resumed.arguments, ToolOutput.asText(resumed.output)],
-            ["success", { text: "hello (signed)" }, Option.some("hello (signed)")]
+            ["success", pending.arguments, Option.some("hello, wor (signed)")]
           )
         }))
+      assert.deepStrictEqual(before, ["call_wipe"])
       assert.deepStrictEqual(tools.runs(), { plain: 0, wipe: 1, publish: 0 })
     }))
 
@@ -1286,7 +1295,6 @@ describe("approval", () => {
       withDeferred(ToolSet.make(Anything), call("anything", args, "call_prop"), (_server, pending) =>
         Effect.sync(() => {
           assert.deepStrictEqual(withoutNegativeZero(pending.arguments), withoutNegativeZero(args))
-          assert.deepStrictEqual(pending.callArguments, withoutNegativeZero(args))
           const text = JSON.stringify(Schema.encodeSync(PendingApprovalJson)(pending))
           const decoded = Schema.decodeUnknownSync(PendingApprovalJson)(JSON.parse(text))
           assert.instanceOf(decoded, ToolHooks.PendingApproval)
@@ -1352,8 +1360,6 @@ describe("ApprovalStore", () => {
         const tampered = [
           edit({ arguments: { to: "mallory", amount: 250 } }),
           edit({ arguments: { to: "ACME", amount: 250, note: "x" } }),
-          edit({ callArguments: { to: "mallory", amount: 250 } }),
-          edit({ callArguments: undefined }),
           edit({ toolName: "transfer_all" }),
           edit({ callId: "call_other" }),
           edit({ id: "forged" }),

@@ -359,6 +359,14 @@ export const lookup = (registry: Registry, name: string): Tool.Any | undefined =
  */
 export interface Policy {
   readonly onCall: ReadonlyArray<(event: ToolHooks.CallEvent) => Effect.Effect<ToolHooks.CallDecision, unknown, any>>
+  /**
+   * The `onCall` hooks of a call a human approved through `resume`: those after the first approval hook (all of them
+   * on a server without one). The hooks before it ran when the call was deferred: run again, a rewrite of theirs would
+   * change what the human approved, or apply twice.
+   */
+  readonly onCallApproved: ReadonlyArray<
+    (event: ToolHooks.CallEvent) => Effect.Effect<ToolHooks.CallDecision, unknown, any>
+  >
   readonly onResult: ReadonlyArray<
     (event: ToolHooks.ResultEvent) => Effect.Effect<ToolHooks.ResultDecision, unknown, any>
   >
@@ -851,7 +859,10 @@ const attemptCall = (
   if (plan.tool.annotations.needsApproval === true && !policy.approves && resumed?._tag !== "Approve") {
     return self.fail(plan, ToolExecutionError.refused(unapprovable(plan.tool.name)))
   }
-  if (policy.onCall.length === 0) return runAttempt(self, policy, plan, args, args, last)
+  // A call a human approved: its approval hook is not asked again (see `Policy.onCallApproved`), and the span says so.
+  if (resumed?._tag === "Approve") self.server!.approval = "approved"
+  const onCall = resumed?._tag === "Approve" ? policy.onCallApproved : policy.onCall
+  if (onCall.length === 0) return runAttempt(self, policy, plan, args, args, last)
   const state = new CallState({
     call: self.event(),
     tool: ToolDefinition.fromTool(plan.tool),
@@ -859,7 +870,7 @@ const attemptCall = (
     attempt: self.server!.attempt,
     approved: resumed?._tag === "Approve"
   })
-  const decided = runHooks(policy.onCall, state, (exit) => decideCall(self, state, exit), self.span)
+  const decided = runHooks(onCall, state, (exit) => decideCall(self, state, exit), self.span)
   return isEffectValue(decided)
     ? Effect.flatMap(decided, () => toEffect(afterCallHooks(self, policy, plan, args, last, state)))
     : afterCallHooks(self, policy, plan, args, last, state)
