@@ -127,6 +127,12 @@ export class Limiter {
             waiter.dispatcher!.scheduleTask(() => resume(Effect.fail(cancel.error)), 0)
           })
         }
+        // A permit given back while this call was on its way here (its fiber may yield between finding none free and
+        // joining the line) found no one in line, and is free: it goes to the line now, or no release would come.
+        while (this.active < this.permits && this.waiters.size > 0) {
+          this.active++
+          this.handOver()
+        }
         // Interrupted while waiting: leave the line. A waiter already handed its permit has left it, and holds the
         // permit until `run`'s finalizer gives it back.
         return Effect.sync(() => {
@@ -146,20 +152,22 @@ export class Limiter {
     return false
   }
 
-  /** Gives a permit back: to the longest waiter, if any. */
+  /** Gives a permit back: to the longest waiter, if any (the permit changes hands: `active` stays as it is). */
   release(): void {
-    for (const waiter of this.waiters) {
-      this.waiters.delete(waiter)
-      leave(waiter)
-      waiter.stopListening?.()
-      waiter.granted = true
-      // The permit changes hands: `active` stays as it is. The waiter wakes on its own dispatcher's next task, not
-      // inside the releasing fiber: a batch being interrupted releases permits from its finalizers, and its waiting
-      // calls must see that interruption before they could start.
-      const resume = waiter.resume!
-      waiter.dispatcher!.scheduleTask(() => resume(Effect.void), 0)
-      return
-    }
-    this.active--
+    if (this.waiters.size > 0) this.handOver()
+    else this.active--
+  }
+
+  /** Hands a permit held for it to the longest waiter. */
+  private handOver(): void {
+    const waiter: Waiter = this.waiters.values().next().value!
+    this.waiters.delete(waiter)
+    leave(waiter)
+    waiter.stopListening?.()
+    waiter.granted = true
+    // The waiter wakes on its own dispatcher's next task, not inside the releasing fiber: a batch being interrupted
+    // releases permits from its finalizers, and its waiting calls must see that interruption before they could start.
+    const resume = waiter.resume!
+    waiter.dispatcher!.scheduleTask(() => resume(Effect.void), 0)
   }
 }

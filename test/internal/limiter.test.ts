@@ -102,6 +102,29 @@ describe("Limiter", () => {
       assert.deepStrictEqual([queue.waiting, limiter.active], [0, 0])
     }))
 
+  it.effect("a permit given back while a call is on its way into the line goes to it: no call waits for nothing", () =>
+    Effect.gen(function*() {
+      // Fibers that yield every few steps pause between finding no permit free and joining the line; the holder gives
+      // its permit back meanwhile, and finds no one in line to hand it to.
+      for (const ops of [3, 4, 5, 6, 8]) {
+        for (let round = 0; round < 20; round++) {
+          const limiter = new Limiter(1)
+          const fibers = yield* Effect.forEach([0, 1, 2], () =>
+            Effect.forkChild(
+              limiter.run(Effect.yieldNow, undefined).pipe(Effect.provideService(Scheduler.MaxOpsBeforeYield, ops))
+            ))
+          for (let i = 0; i < 200 && fibers.some((fiber) => fiber.pollUnsafe() === undefined); i++) {
+            yield* Effect.yieldNow
+          }
+          assert.isTrue(
+            fibers.every((fiber) => fiber.pollUnsafe() !== undefined),
+            `yielding every ${ops} steps, a call still waits, with ${limiter.active} permits taken`
+          )
+          assert.strictEqual(limiter.active, 0)
+        }
+      }
+    }))
+
   it.effect("a cancel ends a wait with its error, counts the call out, and leaves the permits as they were", () =>
     Effect.gen(function*() {
       const limiter = new Limiter(1)
