@@ -482,36 +482,29 @@ const hasGlobSyntax = (pattern: string): boolean => /[*?[{]/.test(pattern)
  * {@link maxPatternCombinations} patterns, and it has at most {@link maxPatternStars} `*`. (A `\` makes the next
  * character literal, as it does in the glob.) The number of patterns it expands to is the answer.
  *
- * A `{`, `,` or `}` between a `[` and a later `]` of the same path segment is refused unless escaped: the glob may
- * read it as a member of a `[…]` class, where the count here would read brace syntax, and a `}` taken to close a
- * group early (`{[}],b,c}`) would make a glob of thousands of patterns pass for one. Such a pattern is refused
- * whichever way the glob reads it, so the count holds however the glob tells a class from a literal `[`.
+ * The pattern is read as Effect's glob reads it, a character (a code point) at a time: a `[…]` class is skipped
+ * whole, so a `{`, `,` or `}` in it is a character, not brace syntax (were it counted, `{[}],b,c}` would close its
+ * group early, and pass a glob of thousands of patterns for one); a `[` that opens no class makes the other `[` of its
+ * path segment literal. An unclosed group is counted as if it were closed.
  */
 const checkPattern = (pattern: string): Effect.Effect<number, Failure> => {
+  const chars = Array.from(pattern)
   let depth = 0
   let nested = false
   let combinations = 1
   let alternatives = 1
   let stars = 0
-  /** An unescaped `[` was seen in this segment, and a `{`, `,` or `}` after it. */
-  let bracket = false
-  let braceAfterBracket = false
-  for (let i = 0; i < pattern.length; i++) {
-    const char = pattern[i]
-    if (bracket && (char === "{" || char === "," || char === "}")) braceAfterBracket = true
+  let classes = true
+  for (let i = 0; i < chars.length; i++) {
+    const char = chars[i]
     if (char === "\\") {
       i++
     } else if (char === "/") {
-      bracket = false
-      braceAfterBracket = false
-    } else if (char === "[") {
-      bracket = true
-    } else if (char === "]" && braceAfterBracket) {
-      return Effect.fail(
-        ToolExecutionError.invalidArgs(
-          "a pattern's `{`, `,` and `}` inside a […] class must be escaped with `\\` (`[\\{\\}]`), or moved out of it"
-        )
-      )
+      classes = true
+    } else if (char === "[" && classes) {
+      const end = classEnd(chars, i)
+      if (end === undefined) classes = false
+      else i = end
     } else if (char === "*") {
       stars++
     } else if (char === "{") {
@@ -525,7 +518,6 @@ const checkPattern = (pattern: string): Effect.Effect<number, Failure> => {
       if (depth === 0) combinations *= alternatives
     }
   }
-  // An unclosed group is counted as if it were closed: the limit does not depend on how the glob reads it.
   if (depth > 0) combinations *= alternatives
   if (nested || combinations > maxPatternCombinations) {
     return Effect.fail(
@@ -538,6 +530,62 @@ const checkPattern = (pattern: string): Effect.Effect<number, Failure> => {
   return stars <= maxPatternStars
     ? Effect.succeed(combinations)
     : Effect.fail(ToolExecutionError.invalidArgs(`a pattern may have at most ${maxPatternStars} * wildcards`))
+}
+
+/** The POSIX class names a glob's `[[:name:]]` may use. */
+const posixClassNames: ReadonlySet<string> = new Set([
+  "alnum",
+  "alpha",
+  "blank",
+  "cntrl",
+  "digit",
+  "graph",
+  "lower",
+  "print",
+  "punct",
+  "space",
+  "upper",
+  "word",
+  "xdigit"
+])
+
+/**
+ * Where the `[…]` class that `chars[open]` opens ends (its `]`), as Effect's glob reads classes: `!` or `^` first
+ * negates, a `]` first is a member, `\` makes the next character one, `a-z` is a range, `[:digit:]` a named class; a
+ * `/` before the end, or no end, and the `[` opens no class (`undefined`).
+ */
+const classEnd = (chars: ReadonlyArray<string>, open: number): number | undefined => {
+  let i = open + 1
+  if (chars[i] === "!" || chars[i] === "^") i++
+  for (let first = true; i < chars.length; i++, first = false) {
+    if (chars[i] === "/") return undefined
+    if (chars[i] === "]" && !first) return i
+    if (chars[i] === "[" && chars[i + 1] === ":") {
+      const end = posixClassEnd(chars, i)
+      if (end !== undefined) {
+        i = end
+        continue
+      }
+    }
+    if (chars[i] === "\\" && i + 1 < chars.length) i++
+    if (chars[i + 1] === "-" && i + 2 < chars.length && chars[i + 2] !== "]") {
+      let next = i + 2
+      if (chars[next] === "/") return undefined
+      if (chars[next] === "\\" && next + 1 < chars.length) next++
+      i = next
+    }
+  }
+  return undefined
+}
+
+/** Where a named class `[:name:]` opened at `open` ends (its `]`), or `undefined` when it names no class. */
+const posixClassEnd = (chars: ReadonlyArray<string>, open: number): number | undefined => {
+  for (let i = open + 2; i < chars.length && i <= open + 8; i++) {
+    if (chars[i] === ":" && chars[i + 1] === "]") {
+      return posixClassNames.has(chars.slice(open + 2, i).join("")) ? i + 1 : undefined
+    }
+  }
+  return undefined
 }
 
 interface Matcher {

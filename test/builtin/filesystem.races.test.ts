@@ -563,27 +563,35 @@ describe("what a search may cost", () => {
       }
     }))
 
-  it.effect("a {, , or } inside a […] class is refused unless escaped: the glob reads it as a character", () =>
+  it.effect("a {, , or } inside a […] class is a character, as the glob reads it: it is not counted as a group", () =>
     Effect.gen(function*() {
       const box = yield* sandbox
-      writeFiles(box.root, { "a.txt": "", "b.md": "", "{x}.txt": "", "c}": "" })
+      writeFiles(box.root, {
+        "a.txt": "",
+        "b.md": "",
+        "{x}.txt": "",
+        "c}": "",
+        "Readme.md": "",
+        "changelog.md": "",
+        "src/d.jsx": "",
+        "src/e.ts": ""
+      })
       const set = yield* build({ root: box.root })
       const search = (pattern: string) => call(set, "search_files", { pattern })
-      const refused = failed(
-        "invalid_args",
-        "a pattern's `{`, `,` and `}` inside a […] class must be escaped with `\\` (`[\\{\\}]`), or moved out of it"
-      )
-      // Counted as 1 pattern if `}` closed the group; the glob, reading `[}]` as a class, expands it to 9^4 = 6561.
+      // Were the `}` of `[}]` taken to close its group, this would count as 1 pattern; the glob expands it to 9^4.
       const group = "{[}],b,c,d,e,f,g,h,i}"
-      for (const pattern of [group.repeat(4), "[{]x}.txt", "[a,b]*", "[]}]", "{a,[}]}", "x/[{,}]"]) {
-        assert.deepStrictEqual(seen(yield* search(pattern)), refused, pattern)
+      for (const pattern of [group.repeat(4), group, "{[,],a,b,c,d,e,f,g,h}"]) {
+        assert.deepStrictEqual(seen(yield* search(pattern)), bracesRefused, pattern)
       }
       const matches = (...found: Array<string>) => ({ path: ".", matches: found, truncated: false })
-      // Escaped, a brace is a character of the class; out of a class, or in another segment, it is a group.
+      assert.deepStrictEqual(jsonOf(yield* search("[{]x}.txt")), matches("{x}.txt"))
       assert.deepStrictEqual(jsonOf(yield* search("[\\{]x[\\}].txt")), matches("{x}.txt"))
-      assert.deepStrictEqual(jsonOf(yield* search("c[\\}]")), matches("c}"))
+      assert.deepStrictEqual(jsonOf(yield* search("c[}]")), matches("c}"))
+      assert.deepStrictEqual(jsonOf(yield* search("{[}],b}")), matches())
+      // Classes and groups side by side, as models write them.
       assert.deepStrictEqual(jsonOf(yield* search("[ab].{txt,md}")), matches("a.txt", "b.md"))
-      assert.deepStrictEqual(jsonOf(yield* search("{a,b}.[tm]*")), matches("a.txt", "b.md"))
+      assert.deepStrictEqual(jsonOf(yield* search("{[Rr]eadme,[Cc]hangelog}.md")), matches("Readme.md", "changelog.md"))
+      assert.deepStrictEqual(jsonOf(yield* search("**/*.{[jt]s,[jt]sx}")), matches("src/d.jsx", "src/e.ts"))
     }))
 
   it.effect.prop(
