@@ -4,10 +4,10 @@
  *
  * - **Numbers** are Effect's `BigDecimal`s. Sums, differences, products, remainders and whole-number powers are
  *   exact, and so is a quotient that terminates. A quotient or a square root that does not terminate is computed to
- *   100 significant digits; so are the constants `pi` and `e`. A result that needed any such rounding is marked
- *   `exact: false`, and shown to 20 significant digits, rounded once from its true value (`1/3` is
- *   `0.33333333333333333333`): the digits kept are rounded to odd, so that showing them is never a rounding of a
- *   rounding. An exact result shows every digit.
+ *   102 significant digits, rounded to odd; so are the constants `pi` and `e`. A result that needed any such rounding
+ *   is marked `exact: false`, and shown to 20 significant digits (`1/3` is `0.33333333333333333333`): for one such
+ *   operation, its true value rounded once, half to even (a value rounded to odd with two digits more than are shown
+ *   rounds as its true value does). An exact result shows every digit.
  * - **Operators**: `+ - * / % ^ **` (`×`, `÷` and `−` too), parentheses, signs. `^` binds tighter than a sign on its
  *   left (`-2^2` is -4) and groups to the right (`2^3^2` is 512). `%` is the remainder with the sign of the
  *   dividend (`-7 % 3` is -1).

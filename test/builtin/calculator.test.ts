@@ -251,12 +251,17 @@ describe("exact decimal arithmetic", () => {
       ["(1/3) * 3", value("1", false)]
     ]))
 
-  it.effect("a quotient that terminates is exact, however long; one that does not keeps 100 digits, rounded to odd", () =>
+  it.effect("a quotient that terminates is exact, however long; one that does not keeps 102 digits, rounded to odd", () =>
     calculateAll([
-      // 1/3 is 0.333… to 100 digits, so three of it falls short of 1 by one unit of the 100th digit.
-      ["(1/3) * 3 - 1", value("-1e-100", false)],
-      // 2/3 cut to 100 digits ends in an even 6, made odd: …67.
-      ["(2/3) * 3 - 2", value("1e-100", false)],
+      // 1/3 is 0.333… to 102 digits, so three of it falls short of 1 by one unit of the 102nd digit.
+      ["(1/3) * 3 - 1", value("-1e-102", false)],
+      // 2/3 cut to 102 digits ends in an even 6, made odd: …67.
+      ["(2/3) * 3 - 2", value("1e-102", false)],
+      // Digits 81 to 100 of 3/7, shown: the two kept beyond them keep the 100th right.
+      ["3/7 - 0.42857142857142857142857142857142857142857142857142857142857142857142857142857142", value(
+        "8.5714285714285714286e-81",
+        false
+      )],
       // 5000…0.5 has 101 digits, and is exact.
       ["(10^100 + 1) / 2 - 5 * 10^99", value("0.5")],
       [`(0.123456789012345678915 - 1e-101) / 1`, value(`0.12345678901234567891${"4".padEnd(81, "9")}`)],
@@ -265,7 +270,7 @@ describe("exact decimal arithmetic", () => {
       ["(0.123456789012345678915 * 3 - 1e-101) / 3", value("0.12345678901234567891", false)]
     ]))
 
-  it.effect("square roots are exact when they terminate, and computed to 100 digits when not", () =>
+  it.effect("square roots are exact when they terminate, and computed to 102 digits when not", () =>
     calculateAll([
       ["sqrt(16)", value("4")],
       ["sqrt(2.25)", value("1.5")],
@@ -273,24 +278,24 @@ describe("exact decimal arithmetic", () => {
       ["sqrt(1e-100)", value("1e-50")],
       ["sqrt(0)", value("0")],
       ["sqrt(2)", value("1.4142135623730950488", false)],
-      // sqrt(2) rounds up at its 100th digit.
-      ["sqrt(2) * sqrt(2) - 2", value("7.4949402500265253577e-100", false)],
+      // sqrt(2) to 102 digits, cut and made odd, falls short.
+      ["sqrt(2) * sqrt(2) - 2", value("-1.4181298678818790579e-101", false)],
       // 3.1622776601683793319|988…: rounded up to …3320, shown without its trailing zero.
       ["sqrt(10^99)", value("3.162277660168379332e+49", false)]
     ]))
 
-  it.effect("pi and e are inexact constants of 100 digits; names are case-insensitive, and π is pi", () =>
+  it.effect("pi and e are inexact constants of 102 digits; names are case-insensitive, and π is pi", () =>
     calculateAll([
       ["pi", value("3.1415926535897932385", false)],
       ["PI", value("3.1415926535897932385", false)],
       ["\u03c0", value("3.1415926535897932385", false)],
       ["e", value("2.7182818284590452354", false)],
-      // pi cut to 100 digits ends in …17067 (the true digits are …170679…), odd: it is kept so. Taking away its first
-      // 99 digits leaves 7e-99.
+      // pi cut to 102 digits ends in …1706798 (the true digits are …17067982…), made odd: …1706799. Taking away its
+      // first 99 digits leaves 7.99e-99.
       [
         "(pi - 3.14159265358979323846264338327950288419716939937510582097494459230781640628620899862803482534211706) " +
         "* 10^99",
-        value("7", false)
+        value("7.99", false)
       ]
     ]))
 
@@ -711,7 +716,7 @@ const divide = (a: Rational, b: Rational) => rational(a.numerator * b.denominato
 
 /**
  * The reference: exact rational arithmetic (`exactValue`), and beside it the calculator's documented rounding
- * (`value`): a quotient exact when it terminates within 1000 significant digits, else rounded to 100; any result held
+ * (`value`): a quotient exact when it terminates within 1000 significant digits, else rounded to 102; any result held
  * to 1000; both rounded to odd.
  */
 const reference = (tree: Tree, columns: Map<Branch, number>): Reference => {
@@ -730,7 +735,7 @@ const reference = (tree: Tree, columns: Map<Branch, number>): Reference => {
   const exactQuotient = tree.operator === "/" ? divide(left.value, right.value) : undefined
   const quotient = exactQuotient === undefined || roundRational(exactQuotient, 1000).exact
     ? undefined
-    : roundRational(exactQuotient, 100, "odd")
+    : roundRational(exactQuotient, 102, "odd")
   const rounded = roundRational(quotient?.value ?? operation(left.value, right.value), 1000, "odd")
   return {
     _tag: "Value",

@@ -5,9 +5,10 @@
  * Every result is held within `limits`, so no expression can make a number grow without bound.
  *
  * A value is rounded to odd (its digits cut, and the last made odd when anything nonzero was cut), and only the
- * shown result is rounded half to even: so the 20 digits shown of a quotient, a root or a long sum are those of its
+ * shown result is rounded half to even: so the 20 digits shown of one quotient, root or long sum are those of its
  * true value rounded once, never a rounding of a rounding (a value kept with at least two more digits than are shown
- * and rounded to odd rounds to nearest as its true value does).
+ * and rounded to odd rounds to nearest as its true value does). Results of several rounded operations carry their
+ * errors, as any arithmetic of finite precision does.
  */
 import { BigDecimal, Result } from "effect"
 
@@ -16,7 +17,9 @@ import { BigDecimal, Result } from "effect"
  *
  * - `maxSignificantDigits`: a value with more digits than this (a long product, a sum of numbers of very different
  *   sizes) is rounded to it (to odd) and becomes inexact. It bounds the cost of every operation.
- * - `roundedDigits`: the significant digits of a quotient, a square root or a constant that does not terminate.
+ * - `roundedDigits`: the significant digits of a quotient, a square root or a constant that does not terminate: 100,
+ *   and two more, so that a value they are cut from (a quotient less a number of 80 digits) still shows its 100th
+ *   digit right, rounded to odd as they are.
  * - `maxExponent`: every nonzero magnitude lies in [10^-maxExponent, 10^maxExponent); a result outside is refused,
  *   never rounded to zero or infinity.
  * - `displayDigits`: the significant digits an inexact result is shown with.
@@ -24,7 +27,7 @@ import { BigDecimal, Result } from "effect"
  */
 export const limits = {
   maxSignificantDigits: 1000,
-  roundedDigits: 100,
+  roundedDigits: 102,
   maxExponent: 1000,
   displayDigits: 20,
   maxLiteralDigits: 100
