@@ -188,9 +188,9 @@ const structuredContentModes: ReadonlySet<unknown> = new Set<StructuredContentMo
 
 /** The options' `structuredContent`, or a `TypeError` naming the function for a value that is none of the modes. */
 const modeOf = (options: ToolsOptions | undefined, at: string): StructuredContentMode => {
-  const mode: unknown = options?.structuredContent ?? "merge"
+  const mode: unknown = options?.structuredContent === undefined ? "merge" : options.structuredContent
   if (!structuredContentModes.has(mode)) {
-    const given = typeof mode === "string" ? JSON.stringify(mode) : `a ${typeof mode}`
+    const given = typeof mode === "string" ? JSON.stringify(mode) : mode === null ? "null" : `a ${typeof mode}`
     throw new TypeError(`McpClient.${at}: structuredContent must be "merge", "content" or "structured", not ${given}`)
   }
   return mode as StructuredContentMode

@@ -520,6 +520,8 @@ describe("structuredContent: merged with the content, or one of them alone", () 
       const both = { structuredContent: "both" as McpClient.StructuredContentMode }
       assert.throws(() => McpClient.tools(client, both), /McpClient\.tools: structuredContent must be .* not "both"/)
       assert.throws(() => McpClient.attach(client, Tools, both), /McpClient\.attach: structuredContent must be/)
+      const none = { structuredContent: null as unknown as McpClient.StructuredContentMode }
+      assert.throws(() => McpClient.tools(client, none), /structuredContent must be .* not null/)
     }).pipe(Effect.scoped), { timeout: 60_000 })
 })
 
