@@ -721,6 +721,31 @@ describe("McpServer: types", () => {
   })
 })
 
+/**
+ * A hand-written client of an in-memory connection: `send` a message, read the `answer` to a request (skipping the
+ * rest), `initialize` (answered with its result).
+ */
+const memoryClient = (connection: Effect.Success<typeof McpServer.memory>) => {
+  const send = (message: object) => connection.send(JSON.stringify(message))
+  const answer = (id: number) =>
+    Effect.gen(function*() {
+      while (true) {
+        const message = JSON.parse(yield* connection.receive) as { readonly id?: number; readonly result?: any }
+        if (message.id === id) return message.result
+      }
+    })
+  const initialize = Effect.andThen(
+    send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "memory", version: "1" } }
+    }),
+    answer(1)
+  )
+  return { send, answer, initialize }
+}
+
 describe("McpServer.layer: over a protocol the caller provides (McpServer.memory)", () => {
   it.effect("serves the tools of a ToolSet service over an in-memory connection", () =>
     Effect.gen(function*() {
@@ -737,21 +762,8 @@ describe("McpServer.layer: over a protocol the caller provides (McpServer.memory
           Layer.provide(ToolSet.toLayer(Served, ToolSet.make(Echo)))
         )
       )
-      const send = (message: object) => connection.send(JSON.stringify(message))
-      const answer = (id: number) =>
-        Effect.gen(function*() {
-          while (true) {
-            const message = JSON.parse(yield* connection.receive) as { readonly id?: number; readonly result?: any }
-            if (message.id === id) return message.result
-          }
-        })
-      yield* send({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "memory", version: "1" } }
-      })
-      assert.strictEqual((yield* answer(1)).protocolVersion, "2025-11-25")
+      const { answer, initialize, send } = memoryClient(connection)
+      assert.strictEqual((yield* initialize).protocolVersion, "2025-11-25")
       yield* send({ jsonrpc: "2.0", method: "notifications/initialized" })
       yield* send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } })
       assert.deepStrictEqual((yield* answer(2)).content, [{ type: "text", text: "hi" }])
@@ -773,23 +785,10 @@ describe("McpServer.layer: over a protocol the caller provides (McpServer.memory
         Effect.gen(function*() {
           const connection = yield* McpServer.memory
           yield* Layer.build(Layer.provide(served, connection.protocol))
-          const answer = (id: number) =>
-            Effect.gen(function*() {
-              while (true) {
-                const message = JSON.parse(yield* connection.receive) as { readonly id?: number; readonly result?: any }
-                if (message.id === id) return message.result
-              }
-            })
-          const send = (message: object) => connection.send(JSON.stringify(message))
+          const { answer, initialize, send } = memoryClient(connection)
           const wipe = (id: number) =>
             send({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "wipe", arguments: { disk: "sda" } } })
-          yield* send({
-            jsonrpc: "2.0",
-            id: 1,
-            method: "initialize",
-            params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "memory", version: "1" } }
-          })
-          yield* answer(1)
+          yield* initialize
           yield* wipe(2)
           const before = yield* answer(2)
           yield* send({ jsonrpc: "2.0", method: "notifications/initialized" })

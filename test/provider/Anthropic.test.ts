@@ -19,7 +19,7 @@ import * as ToolOutput from "../../src/ToolOutput.ts"
 import * as ToolResultContent from "../../src/ToolResultContent.ts"
 import * as ToolSet from "../../src/ToolSet.ts"
 import { Add } from "../support/tools.ts"
-import { howRead, pixel, resultOf, user } from "./fixtures.ts"
+import { howRead, pixel, resultOf, strictDefinition, user } from "./fixtures.ts"
 
 const contentOf = (...blocks: Parameters<typeof ToolOutput.content>[0]) =>
   Anthropic.toolResults([resultOf(ToolOutput.content(blocks))])[0]!.content[0]!.content
@@ -412,13 +412,7 @@ describe("Anthropic", () => {
   })
 
   describe("strict tool use", () => {
-    const definitionOf = (parameters: Record<string, unknown>): ToolDefinition.ToolDefinition =>
-      ToolDefinition.make({
-        name: "t",
-        description: "T",
-        parameters: parameters as ToolDefinition.JsonSchema,
-        annotations: { strict: true }
-      })
+    const definitionOf = strictDefinition
 
     it("compiles a strict schema into Anthropic's subset: closed objects, unsupported constraints removed", () => {
       const out = Anthropic.definitions([definitionOf({

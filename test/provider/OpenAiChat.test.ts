@@ -17,7 +17,7 @@ import * as ToolOutput from "../../src/ToolOutput.ts"
 import * as ToolResult from "../../src/ToolResult.ts"
 import * as ToolResultContent from "../../src/ToolResultContent.ts"
 import * as ToolSet from "../../src/ToolSet.ts"
-import { pixel, resultOf, Search, user } from "./fixtures.ts"
+import { pixel, resultOf, Search, strictDefinition, user } from "./fixtures.ts"
 
 describe("OpenAiChat.definitions", () => {
   it("renders every tool as a function tool, in order, with its definition's schema and no strict flag", () => {
@@ -83,15 +83,7 @@ describe("OpenAiChat.definitions", () => {
 })
 
 describe("OpenAiChat.definitions, strict: objects of keys they do not describe", () => {
-  const strictOf = (parameters: Record<string, unknown>) =>
-    OpenAiChat.definitions([
-      ToolDefinition.make({
-        name: "t",
-        description: "T",
-        parameters: parameters as ToolDefinition.JsonSchema,
-        annotations: { strict: true }
-      })
-    ])
+  const strictOf = (parameters: Record<string, unknown>) => OpenAiChat.definitions([strictDefinition(parameters)])
 
   it("are refused below the top, where closed they could only be {}; the top without properties takes no arguments", () => {
     const open = strictOf({ type: "object", properties: { meta: { type: "object" } }, required: ["meta"] })

@@ -5,6 +5,7 @@
 import { Context, Effect, Option, Schema } from "effect"
 import * as Tool from "../../src/Tool.ts"
 import * as ToolExecutionError from "../../src/ToolExecutionError.ts"
+import * as ToolDefinition from "../../src/ToolDefinition.ts"
 import type * as ToolOutput from "../../src/ToolOutput.ts"
 import * as ToolResult from "../../src/ToolResult.ts"
 
@@ -57,3 +58,12 @@ export const howRead = (results: ReadonlyArray<ToolResult.ToolResult>) =>
     kind: Option.isSome(result.error) ? result.error.value.kind : undefined,
     output: result.status === "success" ? result.output.content : undefined
   }))
+
+/** A definition of parameters given as they are, marked strict: for the strict-mode compilers. */
+export const strictDefinition = (parameters: Record<string, unknown>): ToolDefinition.ToolDefinition =>
+  ToolDefinition.make({
+    name: "t",
+    description: "T",
+    parameters: parameters as ToolDefinition.JsonSchema,
+    annotations: { strict: true }
+  })
