@@ -31,7 +31,10 @@ export interface CallEvent {
   readonly arguments: unknown
   /** 1 for the first attempt, 2 for the first retry, and so on. */
   readonly attempt: number
-  /** True when the call is being resumed with `ToolHooks.approve` (only the hooks after the approval hook see it). */
+  /**
+   * True when the call is being resumed with `ToolHooks.approve`: its arguments are the ones a human approved, and a
+   * hook up to the last approval hook cannot rewrite them.
+   */
   readonly approved: boolean
 }
 
@@ -348,8 +351,9 @@ const defaultNeeds = (event: CallEvent): boolean =>
  * call it does not pick runs without asking. `decide` answers with {@link approve}, {@link deny} or {@link defer}.
  * A deferred call's result is `skipped` and carries a {@link PendingApproval} (read it with {@link pendingApproval});
  * the server's `resume` later runs or denies it. A call resumed with `approve` runs with the arguments the human was
- * shown: the hooks after the approval hook see it (approved), those before it, which left those arguments, do not
- * run again. A retry of an approved call is not asked about again.
+ * shown: every hook sees it (approved), but a rewrite by a hook up to the last approval hook, which shaped those
+ * arguments, is not applied (it may still deny, skip or stop the call). A retry of an approved call is not asked
+ * about again.
  *
  * @example
  * ```ts

@@ -135,9 +135,10 @@ export interface ToolServer<PerCall = never> {
   readonly changes: Stream.Stream<Change>
   /**
    * Decides a call deferred by `ToolHooks.approval`: `approve` runs it, `deny(reason)` denies it, through the same
-   * path as any call (limits, retries, telemetry), against the tools registered now. An approved call runs with the
-   * arguments the human was shown: the `onCall` hooks after the approval hook see it, those before it (which ran when
-   * the call was deferred, and left those arguments) do not run again. The `ApprovalStore`
+   * path as any call (hooks, limits, retries, telemetry), against the tools registered now. An approved call runs with
+   * the arguments the human was shown: every `onCall` hook sees it, but those up to the last approval hook (which ran
+   * when the call was deferred, and shaped those arguments) may only let it through, deny, skip or stop it; a rewrite
+   * of theirs is not applied. The `ApprovalStore`
    * makes sure it is the approval this server issued, unchanged (else `ApprovalNotIssued`), and that it is decided
    * once: resolving it again fails with `ApprovalAlreadyResolved`. Either way, nothing runs.
    */
@@ -289,11 +290,7 @@ const checkOptions = (options: Options<Tool.Any, ToolHooks.Any>): Checked => {
     index,
     policy: {
       onCall: hooks.flatMap((hook) => hook.onCall === undefined ? [] : [hook.onCall]),
-      // A call a human approved through `resume` starts after the first approval hook: the hooks before it ran when
-      // the call was deferred, and left the arguments the human approved.
-      onCallApproved: hooks.slice(hooks.findIndex(ToolHooks.isApproval) + 1).flatMap((hook) =>
-        hook.onCall === undefined ? [] : [hook.onCall]
-      ),
+      approvalGates: approvalGates(hooks),
       onResult: hooks.flatMap((hook) => hook.onResult === undefined ? [] : [hook.onResult]),
       timeoutMs,
       limiter: concurrency === undefined ? undefined : new Limiter(concurrency),
@@ -439,6 +436,17 @@ const makeServer = <PerCall>(
 const registryOf = (options: ServerExecuteOptions | undefined, current: ToolSet.Any) => {
   const snapshot = read(options, "snapshot")
   return (isSnapshot(snapshot) ? snapshot.toolSet : current).registry
+}
+
+/** How many `onCall` hooks come up to the last approval hook, itself included (see `Policy.approvalGates`). */
+const approvalGates = (hooks: ReadonlyArray<ToolHooks.Any>): number => {
+  let gates = 0
+  let counted = 0
+  for (const hook of hooks) {
+    if (hook.onCall !== undefined) counted++
+    if (ToolHooks.isApproval(hook)) gates = counted
+  }
+  return gates
 }
 
 const runStopped = (reason: string, results: ReadonlyArray<ToolResult>): ToolHooks.ToolRunStopped =>

@@ -1172,34 +1172,63 @@ describe("approval", () => {
       assert.deepStrictEqual(tools.runs(), { plain: 1, wipe: 1, publish: 0 })
     }))
 
-  it.effect("a resumed call runs what the human approved: the hooks before the approval do not run again", () =>
+  it.effect("a resumed call runs what the human approved: the hooks up to the approval may deny it, not rewrite it", () =>
     Effect.gen(function*() {
       const tools = makeTools()
       let limit = 10
-      const before: Array<string> = []
-      // Rewrites what it sees: run twice, or with another limit, it would change what the human approved.
+      let killed = false
+      const seen: Array<string> = []
+      // Rewrites what it sees: applied again, or with another limit, it would change what the human approved.
       const sign = onCall((event) =>
         Effect.sync(() => {
-          before.push(event.call.id)
+          seen.push(event.call.id)
           const text = (event.arguments as { text: string }).text
           return ToolHooks.rewrite({ text: `${text.slice(0, limit)} (signed)` })
         })
       )
-      yield* withServer({ tools: tools.set, hooks: [sign, deferEvery] }, (server) =>
+      const killSwitch = onCall(() => Effect.sync(() => killed ? ToolHooks.deny("stopped by the operator") : ToolHooks.run))
+      yield* withServer({ tools: tools.set, hooks: [killSwitch, sign, deferEvery] }, (server) =>
         Effect.gen(function*() {
-          const deferred = yield* server.execute(call("wipe", { text: "hello, world" }, "call_wipe"))
-          const pending = pendingOf(deferred)
+          const first = pendingOf(yield* server.execute(call("wipe", { text: "hello, world" }, "w1")))
+          const second = pendingOf(yield* server.execute(call("wipe", { text: "goodbye" }, "w2")))
           // The human is shown the arguments as they would run.
-          assert.deepStrictEqual(pending.arguments, { text: "hello, wor (signed)" })
+          assert.deepStrictEqual(first.arguments, { text: "hello, wor (signed)" })
           limit = 3
-          const resumed = yield* server.resume(pending, ToolHooks.approve)
+          const resumed = yield* server.resume(first, ToolHooks.approve)
           assert.deepStrictEqual(
             [resumed.status, resumed.arguments, ToolOutput.asText(resumed.output)],
-            ["success", pending.arguments, Option.some("hello, wor (signed)")]
+            ["success", first.arguments, Option.some("hello, wor (signed)")]
           )
+          // A hook before the approval still decides whether the call runs at all.
+          killed = true
+          const denied = yield* server.resume(second, ToolHooks.approve)
+          assert.deepStrictEqual([denied.status, kindOf(denied)], ["denied", "permission_denied"])
         }))
-      assert.deepStrictEqual(before, ["call_wipe"])
+      assert.deepStrictEqual(seen, ["w1", "w2", "w1"])
       assert.deepStrictEqual(tools.runs(), { plain: 0, wipe: 1, publish: 0 })
+    }))
+
+  it.effect("with two approval hooks, a call the second deferred is not rewritten again by a hook between them", () =>
+    Effect.gen(function*() {
+      const tools = makeTools()
+      const sign = onCall((event) =>
+        Effect.succeed(ToolHooks.rewrite({ text: `${(event.arguments as { text: string }).text} (signed)` }))
+      )
+      const approveWipes = ToolHooks.approval({
+        needs: (event) => event.tool.name === "wipe",
+        decide: () => Effect.succeed(ToolHooks.approve)
+      })
+      const deferAll = ToolHooks.approval({ needs: () => true, decide: () => Effect.succeed(ToolHooks.defer) })
+      const after = onCall((event) => Effect.succeed(ToolHooks.rewrite({ text: `${(event.arguments as { text: string }).text}!` })))
+      yield* withServer({ tools: tools.set, hooks: [approveWipes, sign, deferAll, after] }, (server) =>
+        Effect.gen(function*() {
+          const pending = pendingOf(yield* server.execute(call("plain", { text: "hello" }, "p")))
+          assert.deepStrictEqual(pending.arguments, { text: "hello (signed)" })
+          const resumed = yield* server.resume(pending, ToolHooks.approve)
+          // The hook after the last approval rewrites as it does for any call.
+          assert.deepStrictEqual(resumed.arguments, { text: "hello (signed)!" })
+        }))
+      assert.deepStrictEqual(tools.runs(), { plain: 1, wipe: 0, publish: 0 })
     }))
 
   it.effect("an approved call that is retried is not asked about again", () =>

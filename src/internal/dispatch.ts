@@ -360,13 +360,12 @@ export const lookup = (registry: Registry, name: string): Tool.Any | undefined =
 export interface Policy {
   readonly onCall: ReadonlyArray<(event: ToolHooks.CallEvent) => Effect.Effect<ToolHooks.CallDecision, unknown, any>>
   /**
-   * The `onCall` hooks of a call a human approved through `resume`: those after the first approval hook (all of them
-   * on a server without one). The hooks before it ran when the call was deferred: run again, a rewrite of theirs would
-   * change what the human approved, or apply twice.
+   * How many `onCall` hooks come up to the last approval hook: for a call a human approved through `resume`, they may
+   * let it through, deny, skip or stop it, but a rewrite of theirs is not applied. They ran when the call was
+   * deferred and shaped the arguments the human approved: a rewrite now would change them (a limit changed since,
+   * another caller's values), or apply twice.
    */
-  readonly onCallApproved: ReadonlyArray<
-    (event: ToolHooks.CallEvent) => Effect.Effect<ToolHooks.CallDecision, unknown, any>
-  >
+  readonly approvalGates: number
   readonly onResult: ReadonlyArray<
     (event: ToolHooks.ResultEvent) => Effect.Effect<ToolHooks.ResultDecision, unknown, any>
   >
@@ -859,9 +858,9 @@ const attemptCall = (
   if (plan.tool.annotations.needsApproval === true && !policy.approves && resumed?._tag !== "Approve") {
     return self.fail(plan, ToolExecutionError.refused(unapprovable(plan.tool.name)))
   }
-  // A call a human approved: its approval hook is not asked again (see `Policy.onCallApproved`), and the span says so.
+  // A call a human approved runs what the human approved (see `Policy.approvalGates`), and its span says so.
   if (resumed?._tag === "Approve") self.server!.approval = "approved"
-  const onCall = resumed?._tag === "Approve" ? policy.onCallApproved : policy.onCall
+  const onCall = policy.onCall
   if (onCall.length === 0) return runAttempt(self, policy, plan, args, args, last)
   const state = new CallState({
     call: self.event(),
@@ -870,6 +869,7 @@ const attemptCall = (
     attempt: self.server!.attempt,
     approved: resumed?._tag === "Approve"
   })
+  if (resumed?._tag === "Approve") state.gates = policy.approvalGates
   const decided = runHooks(onCall, state, (exit) => decideCall(self, state, exit), self.span)
   return isEffectValue(decided)
     ? Effect.flatMap(decided, () => toEffect(afterCallHooks(self, policy, plan, args, last, state)))
@@ -912,6 +912,8 @@ class CallState {
   decision: ToolHooks.Skip | ToolHooks.Deny | ToolHooks.Stop | undefined = undefined
   /** The chain failed (a hook failed, or rewrote the arguments into something that is not an object of JSON). */
   failure: ToolExecutionError.ToolExecutionError | undefined = undefined
+  /** How many of the next hooks may not rewrite the arguments (see `Policy.approvalGates`). */
+  gates = 0
   constructor(event: ToolHooks.CallEvent) {
     this.event = event
   }
@@ -932,6 +934,8 @@ const decisionName = {
 const decideCall = (self: Call, state: CallState, exit: Exit.Exit<unknown, unknown>): boolean => {
   const server = self.server!
   const traced = self.span !== undefined
+  const gate = state.gates > 0
+  if (gate) state.gates--
   if (Exit.isFailure(exit)) {
     server.decidedCall(traced, "failed")
     state.failure = hookFailure(exit.cause)
@@ -939,6 +943,11 @@ const decideCall = (self: Call, state: CallState, exit: Exit.Exit<unknown, unkno
   }
   const decision = exit.value
   const tag = tagOf(decision)
+  if (gate && tag === "Rewrite") {
+    // The arguments are the ones a human approved: a hook before the approval lets them through as they are.
+    server.decidedCall(traced, "run")
+    return false
+  }
   const known = tag === "Run" || tag === "Rewrite" || tag === "Skip" || tag === "Deny" || tag === "Stop"
   server.decidedCall(traced, known ? decisionName[tag] : "invalid")
   const approval = (decision as { readonly approval?: unknown } | undefined)?.approval
