@@ -30,18 +30,25 @@ export const utf8LengthExceeds = (text: string, limit: number): boolean => {
   // Each UTF-16 unit encodes to at most 3 bytes, and to at least 1.
   if (text.length * 3 <= limit) return false
   if (text.length > limit) return true
+  return utf8LengthUpTo(text, limit) > limit
+}
+
+/**
+ * The UTF-8 length of a string, counted only until it exceeds `limit` (then some length above it). A lone surrogate
+ * is encoded as U+FFFD, three bytes, as `TextEncoder` writes it.
+ */
+export const utf8LengthUpTo = (text: string, limit: number): number => {
   let bytes = 0
-  for (let i = 0; i < text.length; i++) {
+  for (let i = 0; i < text.length && bytes <= limit; i++) {
     const code = text.charCodeAt(i)
     if (code < 0x80) bytes += 1
     else if (code < 0x800) bytes += 2
     else if (isHighSurrogate(code) && i + 1 < text.length && isLowSurrogate(text.charCodeAt(i + 1))) {
       bytes += 4 // a surrogate pair: four bytes for the two units
       i++
-    } else bytes += 3 // a lone surrogate is encoded as U+FFFD, three bytes, like any other unit of the BMP
-    if (bytes > limit) return true
+    } else bytes += 3
   }
-  return false
+  return bytes
 }
 
 /** The nesting depth of JSON text, scanning only as far as needed to compare with `limit`. */

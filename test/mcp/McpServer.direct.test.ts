@@ -16,7 +16,7 @@ import {
   ToolSet
 } from "../../src/index.ts"
 import * as Direct from "../../src/mcp/internal/direct.ts"
-import { leadingId, lineReader, Overlong } from "../../src/mcp/internal/lines.ts"
+import { answerIdOf, lineReader, Overlong } from "../../src/mcp/internal/lines.ts"
 import { McpClient, McpServer } from "../../src/mcp/index.ts"
 import { png } from "../fixtures/mcpData.ts"
 import { Add, Meta, transferGuard } from "../support/tools.ts"
@@ -465,7 +465,7 @@ describe("McpServer over stdio: the direct path reads lines as they come", () =>
   )
 
   it.effect.prop(
-    "a line over maxMessageBytes is never held whole: it is answered as too large, to its request when its start names it",
+    "a line over maxMessageBytes is never held whole: it is answered as too large, to the request its start names",
     [Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 600 }))],
     ([size]) =>
       Effect.gen(function*() {
@@ -477,9 +477,14 @@ describe("McpServer over stdio: the direct path reads lines as they come", () =>
           JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25" } }),
           JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
           JSON.stringify(call(2, "echo", { text: big })),
-          // The id after a member that holds an object cannot be told from the line's start.
-          JSON.stringify({ jsonrpc: "2.0", method: "tools/call", params: { name: "echo", arguments: { text: big } }, id: 3 }),
+          // Nothing but the members before one that holds an object can be told: a method and no id is a notification.
+          JSON.stringify({ jsonrpc: "2.0", method: "tools/call", params: { arguments: { text: big } }, id: 3 }),
+          // No method and no id before it: what it is cannot be told, answered with a null id.
+          JSON.stringify({ jsonrpc: "2.0", params: { arguments: { text: big } }, method: "tools/call", id: 9 }),
           JSON.stringify(call(4, "echo", { text: "small" })),
+          // A response and a notification, too large: nothing answers them.
+          JSON.stringify({ jsonrpc: "2.0", id: 2, result: { text: big } }),
+          JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { text: big } }),
           // Unended, and too large.
           JSON.stringify({ jsonrpc: "2.0", id: "last", method: "tools/call", params: { text: big } })
         ].join("\n")
@@ -534,19 +539,34 @@ describe("the lines of a stream, bounded", () => {
     }
   })
 
-  it("leadingId reads the id among the first members whose values are scalars, and nothing past another value", () => {
-    const cases: Array<[string, string | number | undefined]> = [
+  it("answerIdOf answers a request by its id, a response or a notification not at all, anything else with null", () => {
+    const cases: Array<[string, string | number | null | undefined]> = [
+      // Requests, as clients write them: the id among the first members whose values are scalars.
       ['{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{', 7],
-      ['{ "id" : "a\\"b", "jsonrpc": "2.0"', 'a"b'],
+      ['{ "id" : "a\\"b", "jsonrpc": "2.0", "method": "x", "params": {', 'a"b'],
       ['{"method":"tools/call","jsonrpc":"2.0","id":-1.5e3,"params"', -1500],
-      ['{"i\\u0064":42,', 42],
-      ['{"jsonrpc":"2.0","params":{"id":1},"id":2', undefined],
-      ['{"jsonrpc":"2.0","id":null,', undefined],
-      ['{"jsonrpc":"2.0","id":true,', undefined],
-      ['[{"id":1}', undefined],
-      ['{"jsonrpc":"2.0"}', undefined],
-      ['{"jsonrpc":"2.0","method":"x', undefined]
+      ['{"i\\u0064":42,"method":"x","params":{', 42],
+      ['{"id":1,"method":"x","id":2,"params":{', 2],
+      // Responses (the client's ids are not the server's) and notifications: no answer.
+      ['{"jsonrpc":"2.0","id":5,"result":{"content":[', undefined],
+      ['{"jsonrpc":"2.0","id":5,"error":{', undefined],
+      ['{"jsonrpc":"2.0","method":"notifications/progress","params":{', undefined],
+      // What cannot be told: an invalid request, answered with a null id.
+      ['{"jsonrpc":"2.0","params":{"id":1},"id":2', null],
+      ['{"jsonrpc":"2.0","id":null,"method":"x",', null],
+      ['{"jsonrpc":"2.0","id":true,"method":"x",', null],
+      ['{"jsonrpc":"2.0","id":1e400,"method":"x",', null],
+      ['[{"id":1}', null],
+      ['xyz', null]
     ]
-    for (const [head, id] of cases) assert.strictEqual(leadingId(head), id, head)
+    for (const [head, id] of cases) assert.strictEqual(answerIdOf(head), id, head)
+  })
+
+  it("counts a line's limit in UTF-8 bytes", () => {
+    const reader = lineReader(10)
+    const text = `${"€".repeat(3)}\n${"€".repeat(4)}\n${"😀".repeat(3)}\n`
+    const lines = reader.read(new TextEncoder().encode(text))
+    // 9 bytes pass; 12 and 12 do not.
+    assert.deepStrictEqual(lines.map((line) => typeof line === "string"), [true, false, false])
   })
 })

@@ -24,7 +24,7 @@ import { Cause, Effect, Fiber, Layer, Queue, type Schema, type Scope, Stdio, Str
 import { RpcSerialization, RpcServer } from "effect/rpc"
 import type * as RpcMessage from "effect/rpc/RpcMessage"
 import { isRecord } from "../../internal/jsonSchema.ts"
-import { leadingId, lineReader, Overlong } from "./lines.ts"
+import { answerIdOf, lineReader, Overlong } from "./lines.ts"
 
 /** MCP's log levels, in order: a client that set one hears it and those above. */
 const levels = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const
@@ -272,15 +272,16 @@ export const stdio = (direct: Direct, maxMessageBytes: number): Layer.Layer<Stdi
       )
       const forwarded = yield* Queue.unbounded<Uint8Array, Cause.Done>()
       // A line longer than the limit is never held whole (a client that sends one without end cannot exhaust memory):
-      // it is answered as too large, to the request it starts with when that can be told.
+      // it is answered as too large, to the request it starts when that can be told, and not at all when it is a
+      // response or a notification (see `answerIdOf`).
       const lines = lineReader(maxMessageBytes)
       const encoder = new TextEncoder()
-      const tooLarge = (line: Overlong): string =>
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: leadingId(line.head) ?? null,
-          error: { code: -32600, message: `Invalid Request: the message is larger than ${maxMessageBytes} bytes` }
-        })
+      const tooLarge = (line: Overlong): void => {
+        const id = answerIdOf(line.head)
+        if (id === undefined) return
+        const error = { code: -32600, message: `Invalid Request: the message is larger than ${maxMessageBytes} bytes` }
+        Queue.offerUnsafe(out, `${JSON.stringify({ jsonrpc: "2.0", id, error })}\n`)
+      }
       /**
        * The complete lines of a chunk, to be read: those the direct path neither takes nor answers are forwarded as
        * they came, together.
@@ -288,7 +289,7 @@ export const stdio = (direct: Direct, maxMessageBytes: number): Layer.Layer<Stdi
       const read = (chunk: Uint8Array): void => {
         let kept = ""
         for (const line of lines.read(chunk)) {
-          if (line instanceof Overlong) Queue.offerUnsafe(out, `${tooLarge(line)}\n`)
+          if (line instanceof Overlong) tooLarge(line)
           else if (forwards(line, true)) kept += `${line}\n`
         }
         if (kept !== "") Queue.offerUnsafe(forwarded, encoder.encode(kept))
@@ -314,7 +315,7 @@ export const stdio = (direct: Direct, maxMessageBytes: number): Layer.Layer<Stdi
         Effect.ensuring(Effect.suspend(() => {
           // The last line, unended: read as the others, but left to Effect's server, as the client is leaving.
           const rest = lines.rest()
-          if (rest instanceof Overlong) Queue.offerUnsafe(out, `${tooLarge(rest)}\n`)
+          if (rest instanceof Overlong) tooLarge(rest)
           else if (forwards(rest, false)) Queue.offerUnsafe(forwarded, encoder.encode(rest))
           return Effect.andThen(disconnect(0), Queue.end(forwarded))
         })),

@@ -3,6 +3,7 @@
  *
  * @internal
  */
+import { utf8LengthExceeds, utf8LengthUpTo } from "../../internal/json.ts"
 
 /**
  * A line longer than the reader's limit, which was not kept: only its start, enough to tell which request it was (see
@@ -33,8 +34,8 @@ export interface LineReader<L> {
  * bytes of a character cut at the end of a chunk). Each chunk is searched once: a long line that arrives in many
  * chunks costs time in its size, not in its size times its chunks.
  *
- * With `maxLength`, a line longer than that many UTF-16 units (each at least one UTF-8 byte) is not held: its start is
- * kept, the rest dropped as it comes, and it is read as an {@link Overlong}. Memory stays bounded whatever is sent.
+ * With `maxLength`, a line of more UTF-8 bytes than that is not held: its start is kept, the rest dropped as it comes,
+ * and it is read as an {@link Overlong}. Memory stays bounded whatever is sent.
  */
 export function lineReader(): LineReader<string>
 export function lineReader(maxLength: number): LineReader<string | Overlong>
@@ -43,13 +44,18 @@ export function lineReader(maxLength: number = Number.POSITIVE_INFINITY): LineRe
   // The start of the line being read, as it came.
   const pending: Array<string> = []
   let pendingLength = 0
+  // Its UTF-8 bytes, counted only as far as the limit.
+  let pendingBytes = 0
   // The start of the line being read once it is over the limit: the rest of it is dropped.
   let overlong: string | undefined
+  const bounded = maxLength !== Number.POSITIVE_INFINITY
   const take = (piece: string): void => {
     if (overlong !== undefined) return
     pending.push(piece)
     pendingLength += piece.length
-    if (pendingLength > maxLength) {
+    if (!bounded) return
+    pendingBytes += utf8LengthUpTo(piece, maxLength - pendingBytes)
+    if (pendingBytes > maxLength) {
       overlong = pending.join("").slice(0, headLength)
       pending.length = 0
     }
@@ -58,6 +64,7 @@ export function lineReader(maxLength: number = Number.POSITIVE_INFINITY): LineRe
     const line = overlong !== undefined ? new Overlong(overlong) : pending.join("")
     pending.length = 0
     pendingLength = 0
+    pendingBytes = 0
     overlong = undefined
     return line
   }
@@ -70,7 +77,9 @@ export function lineReader(maxLength: number = Number.POSITIVE_INFINITY): LineRe
       while ((end = text.indexOf("\n", start)) >= 0) {
         const piece = text.slice(start, end)
         start = end + 1
-        if (pending.length === 0 && overlong === undefined && piece.length <= maxLength) lines.push(piece)
+        if (pending.length === 0 && overlong === undefined && !(bounded && utf8LengthExceeds(piece, maxLength))) {
+          lines.push(piece)
+        }
         else {
           take(piece)
           lines.push(complete())
@@ -88,28 +97,38 @@ export function lineReader(maxLength: number = Number.POSITIVE_INFINITY): LineRe
 }
 
 /**
- * The id of the request a line starts, read from its start alone: the `id` among the first members of its object
- * whose values are strings, numbers or `null` (`{"jsonrpc":"2.0","id":7,"method":…`), as clients write them. Once a
- * member holds anything else, what follows cannot be told from a part of the line: `undefined`.
+ * What an over-long line is answered with, told from its start alone (its first members whose values are strings,
+ * numbers or `null`, as clients write `{"jsonrpc":"2.0","id":7,"method":…`): the id of the request it starts; nothing
+ * (`undefined`) for a response (`result` or `error` among them: the client's ids are not the server's) or a
+ * notification (a `method` and no `id` before its `params`); `null`, as JSON-RPC answers what it cannot tell, for
+ * anything else. Of two `id` members the last counts, as `JSON.parse` reads them.
  */
-export const leadingId = (head: string): string | number | undefined => {
-  const member = /^\s*"((?:[^"\\]|\\.)*)"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|null)\s*([,}])/
+export const answerIdOf = (head: string): string | number | null | undefined => {
+  const member = /^\s*"((?:[^"\\]|\\.)*)"\s*:\s*/
+  const scalar = /^("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|null|true|false)\s*([,}])/
   let rest = head.trimStart()
-  if (!rest.startsWith("{")) return undefined
+  if (!rest.startsWith("{")) return null
   rest = rest.slice(1)
-  for (let i = 0; i < 8; i++) {
-    const match = member.exec(rest)
-    if (match === null) return undefined
+  let id: unknown = undefined
+  let method = false
+  for (let i = 0; i < 16; i++) {
+    const key = member.exec(rest)
+    if (key === null) break
+    let name: unknown
     try {
-      if (JSON.parse(`"${match[1]}"`) === "id") {
-        const id: unknown = JSON.parse(match[2]!)
-        return typeof id === "string" || typeof id === "number" ? id : undefined
-      }
+      name = JSON.parse(`"${key[1]}"`)
     } catch {
-      return undefined
+      break
     }
-    if (match[3] === "}") return undefined
-    rest = rest.slice(match[0].length)
+    if (name === "result" || name === "error") return undefined
+    rest = rest.slice(key[0].length)
+    const value = scalar.exec(rest)
+    if (value === null) break
+    if (name === "method") method = true
+    if (name === "id") id = JSON.parse(value[1]!)
+    if (value[2] === "}") break
+    rest = rest.slice(value[0].length)
   }
-  return undefined
+  if (method && id === undefined) return undefined
+  return (typeof id === "string" || (typeof id === "number" && Number.isFinite(id))) ? id : null
 }
