@@ -859,18 +859,18 @@ const attemptCall = (
     return self.fail(plan, ToolExecutionError.refused(unapprovable(plan.tool.name)))
   }
   // A call a human approved runs what the human approved (see `Policy.approvalGates`), and its span says so.
-  if (resumed?._tag === "Approve") self.server!.approval = "approved"
-  const onCall = policy.onCall
-  if (onCall.length === 0) return runAttempt(self, policy, plan, args, args, last)
+  const approved = resumed?._tag === "Approve"
+  if (approved) self.server!.approval = "approved"
+  if (policy.onCall.length === 0) return runAttempt(self, policy, plan, args, args, last)
   const state = new CallState({
     call: self.event(),
     tool: ToolDefinition.fromTool(plan.tool),
     arguments: args,
     attempt: self.server!.attempt,
-    approved: resumed?._tag === "Approve"
+    approved
   })
-  if (resumed?._tag === "Approve") state.gates = policy.approvalGates
-  const decided = runHooks(onCall, state, (exit) => decideCall(self, state, exit), self.span)
+  if (approved) state.gates = policy.approvalGates
+  const decided = runHooks(policy.onCall, state, (exit) => decideCall(self, state, exit), self.span)
   return isEffectValue(decided)
     ? Effect.flatMap(decided, () => toEffect(afterCallHooks(self, policy, plan, args, last, state)))
     : afterCallHooks(self, policy, plan, args, last, state)

@@ -101,12 +101,8 @@ export class Limiter {
       }),
       () => {
         if (held || waiter?.granted === true) this.release()
-        else if (waiter !== undefined) {
-          // Interrupted while waiting, or before its wait began (counted, not yet in line): it leaves.
-          waiter.stopListening?.()
-          this.waiters.delete(waiter)
-          leave(waiter)
-        }
+        // Interrupted while waiting, or before its wait began (counted, not yet in line).
+        else if (waiter !== undefined) this.withdraw(waiter)
         return Effect.void
       }
     )
@@ -135,12 +131,17 @@ export class Limiter {
         }
         // Interrupted while waiting: leave the line. A waiter already handed its permit has left it, and holds the
         // permit until `run`'s finalizer gives it back.
-        return Effect.sync(() => {
-          waiter.stopListening?.()
-          if (!waiter.granted && this.waiters.delete(waiter)) leave(waiter)
-        })
+        return Effect.sync(() => this.withdraw(waiter))
       })
     })
+  }
+
+  /** Takes a waiter that was not handed a permit out of the line and of its queue, and stops its cancellation. */
+  private withdraw(waiter: Waiter): void {
+    waiter.stopListening?.()
+    if (waiter.granted) return
+    this.waiters.delete(waiter)
+    leave(waiter)
   }
 
   /** Takes a permit at once if one is free and nobody waits for it. */

@@ -7,7 +7,7 @@ import { utf8LengthExceeds, utf8LengthUpTo } from "../../internal/json.ts"
 
 /**
  * A line longer than the reader's limit, which was not kept: only its start, enough to tell which request it was (see
- * {@link leadingId}).
+ * {@link answerIdOf}).
  */
 export class Overlong {
   readonly head: string
@@ -79,8 +79,7 @@ export function lineReader(maxLength: number = Number.POSITIVE_INFINITY): LineRe
         start = end + 1
         if (pending.length === 0 && overlong === undefined && !(bounded && utf8LengthExceeds(piece, maxLength))) {
           lines.push(piece)
-        }
-        else {
+        } else {
           take(piece)
           lines.push(complete())
         }
