@@ -599,6 +599,60 @@ const offerRoot = (schema: JsonSchema): JsonSchema => {
   return root.properties === undefined ? { ...root, properties: {} } : objectProperties(root)
 }
 
+/** The `$schema` of drafts 6, 7 and 2019-09 (`http` or `https`, with or without the empty fragment). */
+const earlierDraft = /^https?:\/\/json-schema\.org\/(draft-0[67]|draft\/2019-09)\/schema#?$/
+
+/** The keywords {@link toDraft2020} writes otherwise, besides a tuple's `items`, in drafts 6 and 7 and in 2019-09. */
+const renamedBefore2019: ReadonlySet<string> = new Set(["additionalItems", "dependencies", "$id"])
+const renamed2019: ReadonlySet<string> = new Set(["additionalItems", "$recursiveRef", "$recursiveAnchor"])
+
+/** An `$id` that only names a place in its schema, as `$anchor` does in 2020-12. */
+const plainName = /^#[A-Za-z][-A-Za-z0-9.:_]*$/
+
+/**
+ * A schema of draft 6, 7 or 2019-09 (its `$schema` says so) written in draft 2020-12, which providers read (Anthropic
+ * refuses a whole request when one `input_schema` is not valid 2020-12), with the same meaning: a tuple's `items: [...]` becomes `prefixItems`, its
+ * `additionalItems` the `items` after them (ignored beside a single `items` schema, it is dropped); in drafts 6 and
+ * 7, `dependencies` becomes `dependentRequired` (lists of keys) and `dependentSchemas`, and an `$id` that is a plain
+ * name (`"#address"`) an `$anchor`; in 2019-09, `$recursiveRef` becomes a `$ref` to the same place and
+ * `$recursiveAnchor` goes (the same thing in a schema that embeds no other by `$id`, as tool schemas do not); and
+ * `$schema` goes. References into `definitions` are JSON pointers, which resolve in 2020-12 as they are. Any other
+ * schema is returned as it is.
+ */
+export const toDraft2020 = (schema: JsonSchema): JsonSchema => {
+  const match = typeof schema.$schema === "string" ? earlierDraft.exec(schema.$schema) : null
+  if (match === null) return schema
+  const draft2019 = match[1] === "draft/2019-09"
+  const renamed = draft2019 ? renamed2019 : renamedBefore2019
+  const rewrite = (node: Record<string, unknown>): Record<string, unknown> => {
+    const tuple = Array.isArray(node.items)
+    if (!tuple && !Object.keys(node).some((key) => renamed.has(key))) return node
+    const out: Record<string, unknown> = {}
+    const dependentRequired: Record<string, unknown> = {}
+    const dependentSchemas: Record<string, unknown> = {}
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "items" && tuple) defineField(out, "prefixItems", value)
+      else if (key === "additionalItems") {
+        if (tuple) defineField(out, "items", value)
+      } else if (key === "$recursiveRef" && draft2019) defineField(out, "$ref", value)
+      else if (key === "$recursiveAnchor" && draft2019) continue
+      else if (key === "$id" && !draft2019 && typeof value === "string" && plainName.test(value)) {
+        defineField(out, "$anchor", value.slice(1))
+      } else if (key === "dependencies" && !draft2019 && isRecord(value)) {
+        for (const [name, dependency] of Object.entries(value)) {
+          defineField(Array.isArray(dependency) ? dependentRequired : dependentSchemas, name, dependency)
+        }
+      } else defineField(out, key, value)
+    }
+    // Written last, over a `dependentRequired` or `dependentSchemas` of the node's own, which these drafts ignore.
+    if (Object.keys(dependentRequired).length > 0) defineField(out, "dependentRequired", dependentRequired)
+    if (Object.keys(dependentSchemas).length > 0) defineField(out, "dependentSchemas", dependentSchemas)
+    return out
+  }
+  const { $schema: _, ...root } = schema
+  return mapSchemasBelow(rewrite(root), rewrite)
+}
+
 /**
  * A schema whose `properties` holds no boolean schema: `true` becomes `{}` and `false` `{"not":{}}`, which accept the
  * same values (MCP's TypeScript SDK refuses a tools/list entry with a boolean there). The schema itself when it holds

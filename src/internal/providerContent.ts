@@ -5,7 +5,7 @@
  * text), and the media helpers (data URLs, image media types recognized from base64). Each adapter keeps only its
  * wire shapes.
  */
-import { Data, Predicate, Result } from "effect"
+import { Data, Predicate, Result, type Schema } from "effect"
 import * as Tool from "../Tool.ts"
 import * as ToolDefinition from "../ToolDefinition.ts"
 import type { Status, ToolResult } from "../ToolResult.ts"
@@ -14,7 +14,7 @@ import * as ToolSet from "../ToolSet.ts"
 import { isDataUrl, urlContent } from "./dataUrl.ts"
 import { bounded } from "./issues.ts"
 import { defineField, toJsonValue } from "./json.ts"
-import { type JsonSchema, mergeRoot } from "./jsonSchema.ts"
+import { type JsonSchema, mergeRoot, toDraft2020 } from "./jsonSchema.ts"
 
 // ---------------------------------------------------------------------------
 // Tools offered
@@ -356,6 +356,8 @@ const loweredCache = new WeakMap<ToolDefinition.ToolDefinition, Result.Result<Lo
  *
  * An `allOf` at the top is merged into one object where that is exact (definitions do that when they are made, see
  * `ToolDefinition.make`); where it is not, every provider would refuse it, and so it fails too.
+ *
+ * Parameters of draft 6, 7 or 2019-09 are written in 2020-12 first (see `toDraft2020`), the draft providers read.
  */
 export const lowerParameters = (
   definition: ToolDefinition.ToolDefinition
@@ -368,7 +370,8 @@ export const lowerParameters = (
 }
 
 const lower = (given: JsonSchema): Result.Result<Lowered, LoweringFailure> => {
-  let root = given
+  // Providers read JSON Schema 2020-12: a schema of an earlier draft (MCP servers send draft-07) is written in it.
+  let root = toDraft2020(given)
   if (root.allOf !== undefined) {
     const merged = mergeRoot(root)
     if (Result.isFailure(merged)) {
@@ -545,6 +548,79 @@ const optionalString = (u: unknown, key: string): string | undefined => {
   return typeof value === "string" ? value : undefined
 }
 
+/** A string field the model reads (a name, a description), well-formed (see {@link wellFormed}). */
+const textField = (u: unknown, key: string): string | undefined => {
+  const value = optionalString(u, key)
+  return value === undefined ? undefined : wellFormed(value)
+}
+
+/** A block's own media type, normalized (see {@link normalMediaType}); `undefined` when it names none. */
+const mediaTypeField = (u: unknown): string | undefined => {
+  const value = optionalString(u, "mediaType")
+  return value === undefined ? undefined : normalMediaType(value)
+}
+
+/**
+ * Other names of the image types providers take, as tools and MCP servers label them (`image/jpg` is the most common
+ * of them), each with the name the providers know.
+ */
+const mediaTypeAliases: ReadonlyMap<string, string> = new Map([
+  ["image/jpg", "image/jpeg"],
+  ["image/pjpeg", "image/jpeg"],
+  ["image/x-png", "image/png"]
+])
+
+/**
+ * A media type as providers compare it: media types are case-insensitive and may carry parameters
+ * (`image/PNG`, `text/plain; charset=utf-8`), and the adapters match the essence alone (`image/png`, `text/plain`),
+ * with an alias given its usual name (`image/jpg` is `image/jpeg`). `undefined` for an empty one.
+ */
+export const normalMediaType = (mediaType: string): string | undefined => {
+  const semicolon = mediaType.indexOf(";")
+  const essence = (semicolon === -1 ? mediaType : mediaType.slice(0, semicolon)).trim().toLowerCase()
+  return essence === "" ? undefined : mediaTypeAliases.get(essence) ?? essence
+}
+
+// A high surrogate not followed by a low one, or a low one not preceded by a high one: UTF-16 code units that are no
+// character (a string cut in the middle of an emoji, say).
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+
+/**
+ * Text with every lone surrogate replaced by U+FFFD, as `TextEncoder` writes it. A request body with one is not
+ * valid Unicode: Anthropic answers it with a 400 ("no low surrogate in string"), and so do other JSON parsers that
+ * read strict UTF-8, so that one result cut in the middle of an emoji would fail every later turn of a conversation.
+ */
+export const wellFormed = (text: string): string => text.replace(loneSurrogate, "\uFFFD")
+
+/**
+ * A JSON value with its strings (keys included) well-formed (see {@link wellFormed}): the value itself when all are
+ * already, as they nearly always are; otherwise a copy. Gemini sends a Json value as it is, not as text. Recurses
+ * over values copied under the default output limits (128 levels at most).
+ */
+const wellFormedJson = (value: Schema.Json): Schema.Json => {
+  if (typeof value === "string") return wellFormed(value)
+  if (typeof value !== "object" || value === null) return value
+  if (Array.isArray(value)) {
+    const items = value.map(wellFormedJson)
+    return items.some((item, i) => item !== value[i]) ? Object.freeze(items) : value
+  }
+  let out: Record<string, Schema.Json> | undefined
+  const entries = Object.entries(value)
+  for (const [key, inner] of entries) {
+    const shownKey = wellFormed(key)
+    const shown = wellFormedJson(inner)
+    if (out === undefined && (shownKey !== key || shown !== inner)) {
+      out = {}
+      for (const [before, kept] of entries) {
+        if (before === key) break
+        defineField(out, before, kept)
+      }
+    }
+    if (out !== undefined) defineField(out, shownKey, shown)
+  }
+  return out === undefined ? value : Object.freeze(out)
+}
+
 const details: ReadonlySet<unknown> = new Set(["auto", "low", "high"])
 
 /** Where a block's bytes are, `data:` URLs read as the inline bytes they are. */
@@ -570,7 +646,11 @@ const urlSource = (url: string): Source => {
     case "Link":
       return { _tag: "Url", url }
     case "Inline":
-      return { _tag: "Base64", data: content.base64, mediaType: content.mediaType }
+      return {
+        _tag: "Base64",
+        data: content.base64,
+        mediaType: content.mediaType === undefined ? undefined : normalMediaType(content.mediaType)
+      }
     case "Malformed":
       return content
   }
@@ -605,58 +685,60 @@ const normalizeBlock = (block: unknown): Block => {
     case "Text": {
       const text = field(block, "text")
       if (typeof text !== "string") return unreadableBlock
-      return block instanceof ToolResultContent.Text ? block : ToolResultContent.text(text)
+      const shown = wellFormed(text)
+      return block instanceof ToolResultContent.Text && shown === text ? block : ToolResultContent.text(shown)
     }
     case "Json": {
       const value = field(block, "value")
       if (value === unreadable) return unreadableBlock
       const copy = toJsonValue(value)
       return Result.isSuccess(copy)
-        ? ToolResultContent.json(copy.success)
+        ? ToolResultContent.json(wellFormedJson(copy.success))
         : placeholder("[JSON omitted: the value is not JSON]")
     }
     case "Image": {
       const source = sourceOf(field(block, "source"))
       if (source === undefined) return unreadableBlock
       if (source._tag === "Malformed") return malformed("image")
-      const own = optionalString(block, "mediaType")
+      const own = mediaTypeField(block)
       const detail = field(block, "detail")
       const checkedDetail = details.has(detail) ? detail as ToolResultContent.ImageDetail : undefined
-      return source._tag === "Url"
-        ? ToolResultContent.imageUrl(source.url, own, checkedDetail)
-        : ToolResultContent.imageBase64(source.data, own ?? imageTypeOf(source.mediaType), checkedDetail)
+      if (source._tag === "Url") return ToolResultContent.imageUrl(source.url, own, checkedDetail)
+      // Inline bytes in one of the image formats providers take are that format, whatever the block was labelled.
+      const labelled = own ?? imageTypeOf(source.mediaType)
+      const mediaType = labelled !== undefined && isImageMediaType(labelled)
+        ? labelled
+        : sniffImageMediaType(source.data) ?? labelled
+      return ToolResultContent.imageBase64(source.data, mediaType, checkedDetail)
     }
     case "Audio": {
       const data = field(block, "data")
       if (typeof data !== "string") return unreadableBlock
       const source = base64Source(data)
       if (source._tag !== "Base64") return malformed("audio")
-      return ToolResultContent.audio(
-        source.data,
-        optionalString(block, "mediaType") ?? source.mediaType ?? fallbackMediaType
-      )
+      return ToolResultContent.audio(source.data, mediaTypeField(block) ?? source.mediaType ?? fallbackMediaType)
     }
     case "File": {
       const source = sourceOf(field(block, "source"))
       if (source === undefined) return unreadableBlock
       if (source._tag === "Malformed") return malformed("file")
-      const own = optionalString(block, "mediaType")
-      const filename = optionalString(block, "filename")
+      const own = mediaTypeField(block)
+      const filename = textField(block, "filename")
       return source._tag === "Url"
         ? ToolResultContent.fileUrl(source.url, own ?? fallbackMediaType, filename)
         : ToolResultContent.fileBase64(source.data, own ?? source.mediaType ?? fallbackMediaType, filename)
     }
     case "ResourceLink": {
       const uri = field(block, "uri")
-      const name = optionalString(block, "name") ?? ""
+      const name = textField(block, "name") ?? ""
       if (typeof uri !== "string") return unreadableBlock
-      const own = optionalString(block, "mediaType")
+      const own = mediaTypeField(block)
       const source = urlSource(uri)
       if (source._tag === "Malformed") return malformed("resource")
       if (source._tag === "Url") {
-        const description = optionalString(block, "description")
+        const description = textField(block, "description")
         return ToolResultContent.resourceLink({
-          uri,
+          uri: wellFormed(uri),
           name,
           ...(own !== undefined ? { mediaType: own } : {}),
           ...(description !== undefined ? { description } : {})
@@ -821,6 +903,13 @@ export const fileNameOf = (filename: string | undefined, mediaType: string): str
   const extension = fileExtensions.get(mediaType.toLowerCase())
   return extension === undefined ? "file" : `file.${extension}`
 }
+
+/**
+ * The text of an inline file of a `text/` type (plain text, Markdown, CSV, HTML, …) whose bytes are UTF-8: what an
+ * adapter whose provider cannot take the file shows instead of a placeholder. `undefined` for any other file.
+ */
+export const fileText = (file: ToolResultContent.File): string | undefined =>
+  file.source._tag === "Base64" && file.mediaType.startsWith("text/") ? decodeBase64Text(file.source.data) : undefined
 
 /** The UTF-8 text of base64 data, or `undefined` when it is not valid base64 of valid UTF-8. */
 export const decodeBase64Text = (data: string): string | undefined => {

@@ -38,10 +38,10 @@ import {
 import {
   type Block,
   blockText,
-  decodeBase64Text,
   emptyResultText,
   entries,
   field,
+  fileText,
   imageMediaType,
   type InvalidToolNameError,
   isImageMediaType,
@@ -628,11 +628,10 @@ const renderFile = (file: ToolResultContent.File): ToolResultContentBlock => {
       : { type: "document", source: { type: "base64", media_type: "application/pdf", data: file.source.data }, ...title }
   }
   if (file.source._tag === "Url") return text(`[file${name} (${file.mediaType}): ${file.source.url}]`)
-  if (file.mediaType === "text/plain") {
-    const decoded = decodeBase64Text(file.source.data)
-    if (decoded !== undefined) {
-      return { type: "document", source: { type: "text", media_type: "text/plain", data: decoded }, ...title }
-    }
+  // Text of any `text/` type (Markdown, CSV, …) is plain text to the model.
+  const decoded = fileText(file)
+  if (decoded !== undefined) {
+    return { type: "document", source: { type: "text", media_type: "text/plain", data: decoded }, ...title }
   }
   return text(`[file${name} omitted: ${file.mediaType} is not supported]`)
 }

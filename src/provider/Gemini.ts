@@ -34,10 +34,10 @@ import type { JsonSchema } from "../internal/jsonSchema.ts"
 import {
   type Block,
   blockText,
-  decodeBase64Text,
   emptyResultText,
   entries,
   field,
+  fileText,
   imageMediaType,
   InvalidToolNameError,
   NonObjectParametersError,
@@ -789,12 +789,11 @@ const renderBlock = (
         else values.push(linked("file", mimeType, block.source.url, block.filename))
         return
       }
-      if (mimeType === "text/plain") {
-        const text = decodeBase64Text(block.source.data)
-        if (text !== undefined) {
-          values.push(text)
-          return
-        }
+      // Plain text goes in the response value; so does text of a type Gemini does not take as a part.
+      const text = mimeType === "text/plain" || !accepts(mimeType) ? fileText(block) : undefined
+      if (text !== undefined) {
+        values.push(text)
+        return
       }
       if (accepts(mimeType)) media.push({ inlineData: { mimeType, data: block.source.data } })
       else values.push(omitted(block.filename === undefined ? "file" : `file ${block.filename}`, mimeType))

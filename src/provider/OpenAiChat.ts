@@ -43,6 +43,7 @@ import {
   entries,
   field,
   fileNameOf,
+  fileText,
   imageMediaType,
   isImageMediaType,
   readResult,
@@ -306,8 +307,8 @@ export const toolCalls = (message: AssistantMessage, options?: ToolCallsOptions)
  *   media type` when neither the block nor its data tells).
  * - `"error"`: {@link toolResults} fails with {@link UnsupportedContentError}.
  *
- * Files at a URL are written as a link in every policy (Chat Completions takes files only inline). Base64 data is
- * never put into text.
+ * Files at a URL are written as a link in every policy (Chat Completions takes files only inline), and inline text
+ * files (any `text/` type whose bytes are UTF-8) as their text. Base64 data is never put into text.
  *
  * @category models
  */
@@ -415,8 +416,12 @@ const attachmentOf = (block: Media, audio: boolean): ContentPart | undefined => 
   }
 }
 
+/** How a file is named in a tool message: `file text/plain notes.txt`. */
+const fileHeading = (block: ToolResultContent.File): string =>
+  `file ${block.mediaType}${block.filename === undefined ? "" : ` ${block.filename}`}`
+
 const fileLink = (block: ToolResultContent.File & { readonly source: { readonly _tag: "Url" } }): string =>
-  `[file ${block.mediaType}${block.filename === undefined ? "" : ` ${block.filename}`}: ${block.source.url}]`
+  `[${fileHeading(block)}: ${block.source.url}]`
 
 interface Rendered {
   readonly message: ToolMessage
@@ -439,6 +444,12 @@ const render = (
     const media = block as Media
     if (media._tag === "File" && media.source._tag === "Url") {
       lines.push(fileLink(media as ToolResultContent.File & { readonly source: { readonly _tag: "Url" } }))
+      continue
+    }
+    // A text file (plain text, Markdown, CSV, …) is text, which a tool message carries: its heading, then its text.
+    const textOfFile = media._tag === "File" ? fileText(media) : undefined
+    if (textOfFile !== undefined) {
+      lines.push(`[${fileHeading(media as ToolResultContent.File)}]`, textOfFile)
       continue
     }
     const mediaType = mediaTypeOf(media)

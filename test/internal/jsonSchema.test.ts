@@ -5,11 +5,15 @@ import {
   type JsonSchema,
   mergeRoot,
   offeredParameters,
+  toDraft2020,
   toJsonSchema,
   toParametersJsonSchema
 } from "../../src/internal/jsonSchema.ts"
 import { validatorOf } from "../../src/internal/jsonSchemaValidator.ts"
+import { deepFreeze } from "../../src/internal/json.ts"
 import { accepts, refsIn } from "../support/jsonSchema.ts"
+
+const draft07 = "http://json-schema.org/draft-07/schema#"
 
 class Point extends Schema.Class<Point>("Point")({ x: Schema.Int, y: Schema.Int }) {}
 class Segment extends Schema.Class<Segment>("Segment")({ from: Point, to: Point }) {}
@@ -278,6 +282,103 @@ describe("internal/jsonSchema", () => {
       assert.deepStrictEqual(refsIn(schema), ["#/$defs/Expr", "#/$defs/Expr"])
       assert.isTrue(accepts(schema, { op: "+", args: [{ op: "1", args: [] }] }))
       assert.isFalse(accepts(schema, { op: "+", args: [{ op: "1", args: [{ op: 2, args: [] }] }] }))
+    })
+  })
+
+  describe("toDraft2020", () => {
+    const pair = { type: "array", items: [{ type: "integer" }, { type: "string" }], additionalItems: false }
+    const pair2020 = { type: "array", prefixItems: [{ type: "integer" }, { type: "string" }], items: false }
+
+    it("writes a schema of draft 6, 7 or 2019-09 in 2020-12, wherever a schema sits, data left as it is", () => {
+      for (const uri of [draft07, "https://json-schema.org/draft-07/schema", "http://json-schema.org/draft-06/schema#"]) {
+        expect(toDraft2020({
+          $schema: uri,
+          type: "object",
+          $id: "#args",
+          properties: {
+            pair,
+            list: { type: "array", items: { type: "string" }, additionalItems: false },
+            nested: { anyOf: [pair, { type: "null" }] },
+            card: { type: "string" },
+            cvv: { type: "string", $id: "https://example.com/cvv" },
+            address: { $ref: "#/definitions/address" }
+          },
+          dependencies: { card: ["cvv"], cvv: { required: ["card"] } },
+          definitions: { address: { $id: "#address", type: "object", properties: { line: pair } } },
+          // Data: a default, a constant and an example are values, whatever they look like.
+          default: { pair: [1, "a"], items: [1] },
+          examples: [{ items: [{ type: "integer" }] }]
+        })).toStrictEqual({
+          type: "object",
+          $anchor: "args",
+          properties: {
+            pair: pair2020,
+            list: { type: "array", items: { type: "string" } },
+            nested: { anyOf: [pair2020, { type: "null" }] },
+            card: { type: "string" },
+            cvv: { type: "string", $id: "https://example.com/cvv" },
+            address: { $ref: "#/definitions/address" }
+          },
+          definitions: { address: { $anchor: "address", type: "object", properties: { line: pair2020 } } },
+          default: { pair: [1, "a"], items: [1] },
+          examples: [{ items: [{ type: "integer" }] }],
+          dependentRequired: { card: ["cvv"] },
+          dependentSchemas: { cvv: { required: ["card"] } }
+        })
+      }
+    })
+
+    it("in 2019-09, writes tuples and recursive references, and keeps dependentRequired as it is", () => {
+      expect(toDraft2020({
+        $schema: "https://json-schema.org/draft/2019-09/schema",
+        $recursiveAnchor: true,
+        type: "object",
+        properties: { pair, child: { $recursiveRef: "#" } },
+        dependentRequired: { a: ["b"] }
+      })).toStrictEqual({
+        type: "object",
+        properties: { pair: pair2020, child: { $ref: "#" } },
+        dependentRequired: { a: ["b"] }
+      })
+    })
+
+    it("returns a schema of 2020-12, or of no draft, as it is, and never changes what it is given", () => {
+      const given = { type: "object", properties: { pair } }
+      assert.strictEqual(toDraft2020(given), given)
+      const named = { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object" }
+      assert.strictEqual(toDraft2020(named), named)
+      const frozen = { $schema: draft07, type: "object", properties: { pair }, dependencies: { a: ["b"] } }
+      const copy = structuredClone(frozen)
+      deepFreeze(frozen)
+      expect(toDraft2020(frozen)).toStrictEqual({
+        type: "object",
+        properties: { pair: pair2020 },
+        dependentRequired: { a: ["b"] }
+      })
+      expect(frozen).toStrictEqual(copy)
+    })
+
+    it("means what it meant: a validator of each draft accepts and refuses the same arguments", () => {
+      const given = {
+        $schema: draft07,
+        type: "object",
+        properties: { pair, card: { type: "string" }, cvv: { type: "string" } },
+        dependencies: { card: ["cvv"] }
+      }
+      const before = validatorOf(given)
+      const after = validatorOf(toDraft2020(given))
+      const cases = [
+        { pair: [1, "a"] },
+        { pair: [1, "a", "extra"] },
+        { pair: ["a", 1] },
+        { card: "4242" },
+        { card: "4242", cvv: "123" },
+        {}
+      ]
+      expect(cases.map((args) => Result.isSuccess(after.validate(args))))
+        .toStrictEqual(cases.map((args) => Result.isSuccess(before.validate(args))))
+      expect(cases.map((args) => Result.isSuccess(before.validate(args))))
+        .toStrictEqual([true, false, false, false, true, true])
     })
   })
 

@@ -457,7 +457,7 @@ describe("Anthropic", () => {
       }])
     })
 
-    it("refuses draft-07 `dependencies` as it refuses `dependentRequired`, rather than copy it through", () => {
+    it("refuses draft-07 `dependencies`, offered as 2020-12's `dependentRequired`, as it refuses that", () => {
       const card = { card: { type: "string" }, cvv: { type: "string" } }
       const refusalOf = (parameters: Record<string, unknown>) => {
         const out = Anthropic.definitions([definitionOf(parameters)])
@@ -472,7 +472,7 @@ describe("Anthropic", () => {
           dependencies: { card: ["cvv"] }
         }),
         refusalOf({ type: "object", properties: card, dependentRequired: { card: ["cvv"] } })
-      ]).toStrictEqual([["/", "dependencies"], ["/", "dependentRequired"]])
+      ]).toStrictEqual([["/", "dependentRequired"], ["/", "dependentRequired"]])
     })
 
     it("refuses a required key that properties does not declare: with every object closed, it could never be sent", () => {

@@ -423,13 +423,16 @@ describe("OpenAiChat.toolResults media", () => {
 })
 
 describe("OpenAiChat provider rules", () => {
-  it("only PNG, JPEG, GIF and WebP images and PDF files are attached; other media get the placeholder", () => {
+  it("only PNG, JPEG, GIF and WebP images and PDF files are attached, text files are text; other media get the placeholder", () => {
     const media = ToolOutput.content([
       ToolResultContent.imageBase64("PHN2Zz48L3N2Zz4=", "image/svg+xml"),
       ToolResultContent.imageUrl("https://example.com/a.tiff", "image/tiff"),
       ToolResultContent.imageBase64(pixel),
       ToolResultContent.fileBase64("UEsDBA==", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"),
-      ToolResultContent.fileBase64("aGk=", "text/plain", "hi.txt")
+      ToolResultContent.fileBase64("aGk=", "text/plain", "hi.txt"),
+      ToolResultContent.fileBase64(btoa("a,b\n1,2"), "text/csv; charset=utf-8"),
+      // Not UTF-8: no text to show.
+      ToolResultContent.fileBase64(btoa("\xff\xfe"), "text/csv")
     ])
     expect(OpenAiChat.toolResults([resultOf(media, { callId: "c1", name: "media" })])).toStrictEqual([
       {
@@ -440,7 +443,12 @@ describe("OpenAiChat provider rules", () => {
           "[image omitted: image/tiff]",
           "[image image/png: attached to the user message after the tool results]",
           "[file omitted: application/vnd.openxmlformats-officedocument.wordprocessingml.document]",
-          "[file omitted: text/plain]"
+          "[file text/plain hi.txt]",
+          "hi",
+          "[file text/csv]",
+          "a,b",
+          "1,2",
+          "[file omitted: text/csv]"
         ].join("\n")
       },
       {

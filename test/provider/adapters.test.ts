@@ -4,7 +4,8 @@
  * definitions are refused for what each provider refuses.
  */
 import { assert, describe, expect, expectTypeOf, it } from "@effect/vitest"
-import { Context, Effect, Option, Result, Schema } from "effect"
+import { Ajv2020 } from "ajv/dist/2020.js"
+import { Arbitrary, Context, Effect, Option, Result, Schema } from "effect"
 import * as DynamicTool from "../../src/DynamicTool.ts"
 import * as Anthropic from "../../src/provider/Anthropic.ts"
 import * as Gemini from "../../src/provider/Gemini.ts"
@@ -19,6 +20,7 @@ import { ToolResult as ToolResultClass } from "../../src/ToolResult.ts"
 import * as ToolResultContent from "../../src/ToolResultContent.ts"
 import * as ToolSet from "../../src/ToolSet.ts"
 import { pixel, resultOf } from "./fixtures.ts"
+import { catalogueTools, draft07Schema, draft2020Schema } from "../support/mcpSchemas.ts"
 import { throwingProxy } from "../support/hostile.ts"
 
 // Long and distinct, so that finding one in a text field can only mean the data was put there.
@@ -116,6 +118,92 @@ describe("every adapter", () => {
       ])
     }
   )
+})
+
+// ---------------------------------------------------------------------------
+// Media types and text, as providers read them
+// ---------------------------------------------------------------------------
+
+/** Every adapter's rendering of one result, as the values the caller sends on. */
+const renderings: ReadonlyArray<readonly [string, (result: ToolResult.ToolResult) => unknown]> = [
+  ["OpenAiChat", (result) => OpenAiChat.toolResults([result])],
+  ["OpenAiChat (placeholder)", (result) => OpenAiChat.toolResults([result], { media: "placeholder" })],
+  ["OpenAiChat (audio)", (result) => OpenAiChat.toolResults([result], { audio: true })],
+  ["OpenAiChat (error)", (result) => OpenAiChat.toolResults([result], { media: "error" })],
+  ["OpenAiResponses", (result) => OpenAiResponses.toolResults([result])],
+  ["Anthropic", (result) => Anthropic.toolResults([result])],
+  ["Gemini (nested)", (result) => Gemini.toolResults([result])],
+  ["Gemini (separate)", (result) => Gemini.toolResults([result], { media: "separate" })]
+]
+
+const jpeg = "/9j/4AAQSkZJRgABAQ=="
+
+describe("media types", () => {
+  // Media types are case-insensitive and may carry parameters; `image/jpg` is how many tools and MCP servers label
+  // JPEG. Each adapter must send the type its provider knows, not a placeholder.
+  const labelled: ReadonlyArray<readonly [string, ToolResultContent.ToolResultContent, string]> = [
+    ["image/PNG", ToolResultContent.imageBase64(pixel, "image/PNG"), "image/png"],
+    ["image/jpg", ToolResultContent.imageBase64(jpeg, "image/jpg"), "image/jpeg"],
+    ["image/png; charset=binary", ToolResultContent.imageBase64(pixel, " image/png; charset=binary"), "image/png"],
+    ["application/octet-stream of PNG bytes", ToolResultContent.imageBase64(pixel, "application/octet-stream"), "image/png"],
+    ["a data URL of image/JPG", ToolResultContent.imageUrl(`data:image/JPG;base64,${jpeg}`), "image/jpeg"],
+    ["Application/PDF", ToolResultContent.fileBase64(btoa("%PDF-1.4"), "Application/PDF", "a.pdf"), "application/pdf"]
+  ]
+  // Chat's placeholder and error policies never send media, by design.
+  const sending = renderings.filter(([adapter]) => !adapter.includes("(placeholder)") && !adapter.includes("(error)"))
+
+  it.each(labelled)("%s is sent as %s by every adapter, never as a placeholder", (_, block, mediaType) => {
+    for (const [adapter, render] of sending) {
+      const rendered = JSON.stringify(render(resultOf(ToolOutput.content([block]))))
+      expect({ adapter, omitted: rendered.includes("omitted") }).toStrictEqual({ adapter, omitted: false })
+      expect(rendered, adapter).toContain(mediaType)
+    }
+  })
+})
+
+/** Every string in a rendered value, keys included. */
+const stringsOf = (value: unknown): Array<string> => {
+  if (typeof value === "string") return [value]
+  if (typeof value !== "object" || value === null) return []
+  return Object.entries(value).flatMap(([key, inner]) => [key, ...stringsOf(inner)])
+}
+
+/** Whether a string is valid Unicode: it survives UTF-8 unchanged. */
+const isWellFormed = (text: string): boolean => new TextDecoder().decode(new TextEncoder().encode(text)) === text
+
+/** Strings of any UTF-16 code units, lone surrogates included (as a string cut in the middle of an emoji has). */
+const Utf16 = Arbitrary.map(
+  Arbitrary.array(Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum: 0xd7f0, maximum: 0xe010 })))),
+  (codes) => String.fromCharCode(...codes)
+)
+
+describe("text with lone surrogates", () => {
+  const cut = "Meeting moved \u{1F642} see you".slice(0, 15)
+
+  it("is sent with U+FFFD in their place by every adapter: a body that is not valid Unicode is refused", () => {
+    const output = ToolOutput.content([
+      ToolResultContent.text(cut),
+      ToolResultContent.json({ [cut]: [cut, { note: cut }] }),
+      ToolResultContent.resourceLink({ uri: "https://example.com/a", name: cut, description: cut })
+    ])
+    for (const [adapter, render] of renderings) {
+      const rendered = render(resultOf(output))
+      expect({ adapter, malformed: stringsOf(rendered).filter((text) => !isWellFormed(text)) })
+        .toStrictEqual({ adapter, malformed: [] })
+      expect(JSON.stringify(rendered), adapter).toContain("Meeting moved \uFFFD")
+    }
+  })
+
+  it.prop("any text renders as valid Unicode, and text that was valid is sent as it is", [Utf16], ([text]) => {
+    const output = ToolOutput.content([ToolResultContent.text(`<${text}>`), ToolResultContent.json({ text })])
+    for (const [adapter, render] of renderings) {
+      const rendered = render(resultOf(output))
+      const strings = stringsOf(rendered)
+      expect({ adapter, malformed: strings.filter((each) => !isWellFormed(each)) })
+        .toStrictEqual({ adapter, malformed: [] })
+      if (isWellFormed(text)) expect(strings.some((each) => each.includes(`<${text}>`)), adapter).toBe(true)
+    }
+  })
 })
 
 // ---------------------------------------------------------------------------
@@ -662,7 +750,8 @@ describe("a runtime tool's parameters, whatever their root", () => {
     [
       "zod-to-json-schema with a name: a root $ref",
       { $ref: "#/definitions/Args", definitions: { Args: args }, $schema: "http://json-schema.org/draft-07/schema#" },
-      { ...args, definitions: { Args: args }, $schema: "http://json-schema.org/draft-07/schema#" }
+      // Offered in 2020-12 (see the test below): a draft-07 `$schema` goes.
+      { ...args, definitions: { Args: args } }
     ],
     [
       "zod's .and(): a root allOf",
@@ -686,6 +775,36 @@ describe("a runtime tool's parameters, whatever their root", () => {
         Result.getOrThrow(Gemini.definitions(set)).functionDeclarations[0]!.parametersJsonSchema
       ], label).toStrictEqual([offered, offered, offered, offered])
     }
+  })
+
+  it("of an earlier draft, or of any published MCP server, is offered as valid 2020-12, which Anthropic requires", () => {
+    // Anthropic answers a whole request with a 400 when one input_schema is not valid against the 2020-12
+    // meta-schema ("JSON schema is invalid. It must match JSON Schema draft 2020-12"): a draft-07 tuple is not.
+    const metaSchema = new Ajv2020({ strict: false })
+    const given = [
+      ["draft-07", draft07Schema],
+      ["2020-12", draft2020Schema],
+      ["2019-09", {
+        $schema: "https://json-schema.org/draft/2019-09/schema",
+        $recursiveAnchor: true,
+        type: "object",
+        properties: { pair: { type: "array", items: [{ type: "number" }, { type: "number" }] }, next: { $recursiveRef: "#" } }
+      }],
+      ...catalogueTools.map((tool) => [tool.name, tool.inputSchema] as const)
+    ] as const
+    const invalid: Array<string> = []
+    for (const [label, parameters] of given) {
+      const set = ToolSet.make(runtime(parameters as Record<string, unknown>))
+      const offered = [
+        Result.getOrThrow(OpenAiChat.definitions(set))[0]!.function.parameters,
+        Result.getOrThrow(OpenAiResponses.definitions(set))[0]!.parameters,
+        Result.getOrThrow(Anthropic.definitions(set))[0]!.input_schema,
+        Result.getOrThrow(Gemini.definitions(set)).functionDeclarations[0]!.parametersJsonSchema
+      ]
+      for (const schema of offered) if (!metaSchema.validateSchema(schema as object)) invalid.push(label)
+    }
+    expect(invalid).toStrictEqual([])
+    expect(given.length).toBeGreaterThan(90)
   })
 
   it("an allOf at the top that no single object stands for exactly fails with TopLevelUnionError in every adapter", () => {
@@ -1076,17 +1195,6 @@ const resultFrom = (spec: typeof ResultSpec.Type): ToolResult.ToolResult => {
   })
 }
 
-/** Every adapter's rendering of one result, as the values the caller sends on. */
-const renderings: ReadonlyArray<readonly [string, (result: ToolResult.ToolResult) => unknown]> = [
-  ["OpenAiChat", (result) => OpenAiChat.toolResults([result])],
-  ["OpenAiChat (placeholder)", (result) => OpenAiChat.toolResults([result], { media: "placeholder" })],
-  ["OpenAiChat (audio)", (result) => OpenAiChat.toolResults([result], { audio: true })],
-  ["OpenAiChat (error)", (result) => OpenAiChat.toolResults([result], { media: "error" })],
-  ["OpenAiResponses", (result) => OpenAiResponses.toolResults([result])],
-  ["Anthropic", (result) => Anthropic.toolResults([result])],
-  ["Gemini (nested)", (result) => Gemini.toolResults([result])],
-  ["Gemini (separate)", (result) => Gemini.toolResults([result], { media: "separate" })]
-]
 
 describe("toolResults of every adapter", () => {
   it.prop(
