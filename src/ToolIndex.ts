@@ -77,8 +77,9 @@ interface Plan {
  */
 export interface Options {
   /**
-   * An effect/ai embedding model: the docs are embedded at build time and each query at selection, and the vector
-   * ranking is fused with the lexical one. Without it the index is lexical only, offline.
+   * An effect/ai embedding model: the docs are embedded at build time and each query at selection (its first 4,096
+   * characters, as embedding models refuse long inputs), and the vector ranking is fused with the lexical one.
+   * Without it the index is lexical only, offline.
    */
   readonly embeddingModel?: EmbeddingModel.EmbeddingModel | undefined
   /** How many docs go into one `embedMany` request (default 96). A value that is not a whole number of 1 or more is ignored. */
@@ -324,6 +325,20 @@ const embeddingList = (embeddings: Iterable<ToolEmbedding.Any>): Array<ToolEmbed
   return list
 }
 
+/**
+ * The most UTF-16 units of a query that are embedded. A query is usually a user's message, which can be a pasted
+ * page, and embedding models take a few thousand tokens at most (OpenAI 8,191, Gemini 2,048): a longer input is
+ * refused, and the whole selection would fail. The lexical ranking reads the first 256 words likewise.
+ */
+const maxEmbeddedQueryLength = 4096
+
+/** The part of a query that is embedded: its start, never ending in half of a surrogate pair. */
+const embeddedQuery = (query: string): string => {
+  if (query.length <= maxEmbeddedQueryLength) return query
+  const last = query.charCodeAt(maxEmbeddedQueryLength - 1)
+  return query.slice(0, last >= 0xd800 && last <= 0xdbff ? maxEmbeddedQueryLength - 1 : maxEmbeddedQueryLength)
+}
+
 const fusedRank = (
   names: ReadonlyArray<string>,
   lexical: LexicalIndex,
@@ -331,7 +346,7 @@ const fusedRank = (
   model: EmbeddingModel.EmbeddingModel
 ) =>
 (query: string, limit: number): Effect.Effect<ReadonlyArray<string>, ToolIndexError> =>
-  guarded(() => model.embedMany([query]), "EmbeddingModel", "embedding the query").pipe(
+  guarded(() => model.embedMany([embeddedQuery(query)]), "EmbeddingModel", "embedding the query").pipe(
     Effect.flatMap((response) => checkVectors(response, 1, vectors.dimensions)),
     Effect.map(([vector]) => {
       const depth = fusionDepth(limit)

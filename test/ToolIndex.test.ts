@@ -437,6 +437,28 @@ describe("ToolIndex with an embedding model", () => {
       assert.deepStrictEqual(defaults, [6])
     }))
 
+  it.effect("embeds the start of a long query, never half of a character: embedding models refuse long inputs", () =>
+    Effect.gen(function*() {
+      const embedded: Array<string> = []
+      const model = EmbeddingModel.make({
+        embedMany: ({ inputs }) =>
+          Effect.sync(() => {
+            embedded.push(...inputs)
+            return { results: inputs.map(vectorOf), usage: { inputTokens: undefined } }
+          })
+      })
+      const index = yield* ToolIndex.make(embeddings, { embeddingModel: yield* model })
+      embedded.length = 0
+      // A pasted page: the request first, then 100,000 characters, a surrogate pair across the cut.
+      const page = `${umbrella} ${"x".repeat(4096 - umbrella.length - 2)}\u{1F302} ${"log line ".repeat(11_000)}`
+      const names = namesOf(yield* ToolIndex.select(index, catalogue, page, { topK: 1 }))
+      assert.strictEqual(names[0], "get_weather")
+      assert.strictEqual(embedded.length, 1)
+      assert.strictEqual(embedded[0], page.slice(0, 4095))
+      yield* ToolIndex.select(index, catalogue, umbrella, { topK: 1 })
+      assert.strictEqual(embedded[1], umbrella)
+    }))
+
   it.effect("turns a model failure while indexing or selecting into an EmbeddingModel error with its cause", () =>
     Effect.gen(function*() {
       const failing = rawModel(() => {
