@@ -568,11 +568,19 @@ const describeReason = (error: McpClientError.McpClientError): string => {
   return typeof reason.description === "string" ? `${reason._tag}: ${reason.description}` : reason._tag
 }
 
-/** The error a failed request becomes: a timeout is `timeout`; anything else the connection did is `provider`. */
-const fromClientError = (name: string, error: McpClientError.McpClientError): ToolExecutionError.ToolExecutionError =>
-  error.reason._tag === "TimeoutError"
-    ? ToolExecutionError.timeout()
-    : ToolExecutionError.makeSafe("provider", `MCP tool \`${name}\` failed: ${describeReason(error)}`, error)
+/**
+ * The error a failed request becomes: a timeout is `timeout`; anything else the connection did is `provider`. A
+ * session the server ended (it answered 404 to the session's id: it restarted, say) stays ended for this client, as
+ * Effect's transport keeps it: the message says to open a new client.
+ */
+const fromClientError = (name: string, error: McpClientError.McpClientError): ToolExecutionError.ToolExecutionError => {
+  const reason = error.reason
+  if (reason._tag === "TimeoutError") return ToolExecutionError.timeout()
+  const why = reason._tag === "ClosedError" && reason.sessionExpired === true
+    ? "the server ended the MCP session (HTTP 404); open a new client to start another"
+    : describeReason(error)
+  return ToolExecutionError.makeSafe("provider", `MCP tool \`${name}\` failed: ${why}`, error)
+}
 
 /** Ids of our own `tools/call` requests: strings, so that they never meet the numbers Effect's client counts. */
 let callIds = 0

@@ -586,37 +586,48 @@ describe("servers of older revisions of MCP", () => {
       assert.isTrue(tools.some((tool) => tool.name === "create_issue"))
     }).pipe(Effect.scoped), { timeout: 60_000 })
 
+  /**
+   * A Streamable HTTP server of 2025-06-18 on a free port of 127.0.0.1 for the scope, with a session id, serving one
+   * `ping` tool; `seen` gets each message's method and headers. A `tools/call` is answered 404 once `ended` says so.
+   */
+  const sessionPeer = (
+    seen: Array<{ readonly method: string; readonly headers: IncomingHttpHeaders }>,
+    ended: () => boolean = () => false
+  ) =>
+    Effect.acquireRelease(
+      Effect.promise(() =>
+        new Promise<{ readonly port: number; readonly close: () => void }>((resolve) => {
+          const server = createServer((request, response) => {
+            if (request.method !== "POST") return response.writeHead(405).end()
+            let body = ""
+            request.on("data", (chunk: Buffer) => (body += chunk.toString()))
+            request.on("end", () => {
+              const message = JSON.parse(body)
+              seen.push({ method: message.method, headers: request.headers })
+              if (message.id === undefined) return response.writeHead(202).end()
+              if (message.method === "tools/call" && ended()) return response.writeHead(404).end()
+              const result = message.method === "initialize"
+                ? { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "h", version: "1" } }
+                : message.method === "tools/list"
+                ? { tools: [{ name: "ping", inputSchema: { type: "object" } }] }
+                : { content: [{ type: "text", text: "pong" }] }
+              response.writeHead(200, { "content-type": "application/json", "mcp-session-id": "s1" })
+              response.end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }))
+            })
+          })
+          server.listen(0, "127.0.0.1", () => {
+            const address = server.address()
+            resolve({ port: typeof address === "object" && address !== null ? address.port : 0, close: () => server.close() })
+          })
+        })
+      ),
+      (server) => Effect.sync(server.close)
+    ).pipe(Effect.map((server) => server.port))
+
   it.live("over Streamable HTTP, the requests after the handshake carry the revision agreed on", () =>
     Effect.gen(function*() {
       const seen: Array<{ readonly method: string; readonly headers: IncomingHttpHeaders }> = []
-      const port = yield* Effect.acquireRelease(
-        Effect.promise(() =>
-          new Promise<{ readonly port: number; readonly close: () => void }>((resolve) => {
-            const server = createServer((request, response) => {
-              if (request.method !== "POST") return response.writeHead(405).end()
-              let body = ""
-              request.on("data", (chunk: Buffer) => (body += chunk.toString()))
-              request.on("end", () => {
-                const message = JSON.parse(body)
-                seen.push({ method: message.method, headers: request.headers })
-                if (message.id === undefined) return response.writeHead(202).end()
-                const result = message.method === "initialize"
-                  ? { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "h", version: "1" } }
-                  : message.method === "tools/list"
-                  ? { tools: [{ name: "ping", inputSchema: { type: "object" } }] }
-                  : { content: [{ type: "text", text: "pong" }] }
-                response.writeHead(200, { "content-type": "application/json", "mcp-session-id": "s1" })
-                response.end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }))
-              })
-            })
-            server.listen(0, "127.0.0.1", () => {
-              const address = server.address()
-              resolve({ port: typeof address === "object" && address !== null ? address.port : 0, close: () => server.close() })
-            })
-          })
-        ),
-        (server) => Effect.sync(server.close)
-      ).pipe(Effect.map((server) => server.port))
+      const port = yield* sessionPeer(seen)
       const client = yield* McpClient.http({ url: `http://127.0.0.1:${port}/mcp` })
       assert.strictEqual(client.protocolVersion, "2025-06-18")
       const tools = yield* McpClient.tools(client)
@@ -631,6 +642,24 @@ describe("servers of older revisions of MCP", () => {
           ["tools/call", "2025-06-18"]
         ]
       )
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+
+  it.live("a session the server ended (404, after a restart say) fails calls as provider, saying to reconnect", () =>
+    Effect.gen(function*() {
+      let ended = false
+      const port = yield* sessionPeer([], () => ended)
+      const client = yield* McpClient.http({ url: `http://127.0.0.1:${port}/mcp` })
+      const set = ToolSet.make(...(yield* McpClient.tools(client)))
+      assert.strictEqual((yield* ToolSet.execute(set, call("ping", {}))).status, "success")
+      ended = true
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const result = yield* ToolSet.execute(set, call("ping", {}))
+        assert.deepStrictEqual([result.status, errorOf(result).kind, errorOf(result).message], [
+          "error",
+          "provider",
+          "MCP tool `ping` failed: the server ended the MCP session (HTTP 404); open a new client to start another"
+        ])
+      }
     }).pipe(Effect.scoped), { timeout: 60_000 })
 })
 
