@@ -4,9 +4,20 @@
  *
  * Every `tools/call` runs through our dispatch, with the server's hooks, limits and telemetry when a `ToolServer` is
  * served. Its `ToolResult` is mapped by `McpContent.toMcp`. Status `error` and `denied` answer `isError: true`, with
- * what the model would see as content. A tool with an object `outputSchema` answers a JSON output with
- * `structuredContent` too. A call of a tool annotated `needsApproval` that a `ToolSet` serves is denied, never run:
- * a set has no hook to ask a human (a `ToolServer` with `ToolHooks.approval` asks).
+ * what the model would see as content. A call of a tool that is not served is a result too (`isError: true`, with
+ * dispatch's not_found message, which names the tools there are), never a protocol error. A call of a tool annotated
+ * `needsApproval` that a `ToolSet` serves is denied, never run: a set has no hook to ask a human (a `ToolServer` with
+ * `ToolHooks.approval` asks).
+ *
+ * A tool listed with an `outputSchema` (an object one) answers as MCP requires, and as the official SDK's client
+ * checks: structured content that the schema accepts, or an error. A successful output gives its one JSON object
+ * block as `structuredContent`, whatever blocks sit beside it; an output with no such block, with several, or with
+ * one the schema refuses, and a skipped call, answer `isError: true`, with what the model would see (and, for an
+ * output, a note that it did not match the schema). A client of a revision before 2025-06-18 is listed no output
+ * schema, and is answered as for a tool without one.
+ *
+ * The server issues no cursors, as it lists everything at once: a listing asked with a cursor is answered with an
+ * invalid-params error, as MCP asks for a cursor the server does not know.
  *
  * Around each call:
  * - The request's `_meta` reaches the tool as {@link RequestMeta}.
@@ -42,6 +53,7 @@ import {
   Predicate,
   Queue,
   References,
+  Result,
   Schema,
   Stream
 } from "effect"
@@ -54,6 +66,7 @@ import {
 } from "effect/ai"
 import {
   Headers,
+  HttpBody,
   HttpEffect,
   HttpIncomingMessage,
   HttpRouter,
@@ -66,13 +79,16 @@ import { RpcSerialization, RpcServer } from "effect/rpc"
 import type * as RpcMessage from "effect/rpc/RpcMessage"
 import { createServer } from "node:http"
 import { bounded } from "../internal/issues.ts"
-import { objectProperties } from "../internal/jsonSchema.ts"
+import { isRecord, objectProperties } from "../internal/jsonSchema.ts"
+import { type JsonSchemaValidator, validatorOf } from "../internal/jsonSchemaValidator.ts"
 import { noApprover, refusedResult } from "../internal/refusal.ts"
 import * as ToolCall from "../ToolCall.ts"
 import * as ToolContext from "../ToolContext.ts"
 import type * as ToolDefinition from "../ToolDefinition.ts"
 import * as ToolHooks from "../ToolHooks.ts"
+import * as ToolOutput from "../ToolOutput.ts"
 import type { ToolResult } from "../ToolResult.ts"
+import type * as ToolResultContent from "../ToolResultContent.ts"
 import * as ToolServer from "../ToolServer.ts"
 import * as McpContent from "./content.ts"
 import * as Direct from "./internal/direct.ts"
@@ -219,41 +235,46 @@ const hasObjectOutput = (definition: ToolDefinition.ToolDefinition): boolean =>
 const hidden = Context.make(McpSchema.EnabledWhen, () => false)
 
 /**
- * Registers the served tools in Effect's MCP server, and keeps a `ToolServer`'s list current. `changed` is told of
- * every change after the first listing (the HTTP transport streams it to idle clients). `direct`, when the transport
- * has a direct path, is given the same tools to serve.
+ * The tools served now, by name, each with the validator of the output schema it is listed with (none when it is
+ * listed without one). Kept by {@link registrations}; the transports' own paths read it.
+ */
+type Catalog = Map<string, JsonSchemaValidator | undefined>
+
+/**
+ * Registers the served tools in Effect's MCP server, and keeps a `ToolServer`'s list current, in `catalog` too.
+ * `changed` is told of every change after the first listing (the HTTP transport streams it to idle clients).
+ * `direct`, when the transport has a direct path, is given the same tools to serve.
  */
 const registrations = <I, S extends Serveable>(
   tag: Context.Key<I, S>,
   changed: Effect.Effect<void>,
-  direct: Direct.Direct | undefined
+  direct: Direct.Direct | undefined,
+  catalog: Catalog = new Map()
 ): Layer.Layer<never, never, I | EffectMcpServer.McpServer> =>
   Layer.effectDiscard(Effect.gen(function*() {
     const served = yield* tag
     const mcp = yield* EffectMcpServer.McpServer
-    // The tools served now, and whether each answers a JSON object with structuredContent too (it is listed with an
-    // output schema).
-    const structuredOf = new Map<string, boolean>()
     let calls = 0
     const register = (definition: ToolDefinition.ToolDefinition) => {
       const tool = toMcpTool(definition)
-      const structured = tool.outputSchema !== undefined
-      structuredOf.set(tool.name, structured)
+      // Compiled on the first call that needs it.
+      const output = tool.outputSchema === undefined ? undefined : validatorOf(tool.outputSchema)
+      catalog.set(tool.name, output)
       return mcp.addTool({
         tool,
         annotations: Context.empty(),
-        handle: (args: unknown) => Effect.suspend(() => serveCall(mcp, served, tool.name, structured, args, ++calls))
+        handle: (args: unknown) => Effect.suspend(() => serveCall(mcp, served, tool.name, output, args, ++calls))
       })
     }
     if (direct !== undefined) {
+      direct.serves = (name) => catalog.has(name)
       direct.serve = (clientId, name, args, meta, notify) => {
-        const structured = structuredOf.get(name)
-        if (structured === undefined) return undefined
         const call = ToolCall.make({ id: `mcp_${clientId}_${++calls}`, name, arguments: args })
         // A revision that is not served was answered with the newest.
         const asked = direct.started.get(clientId)
         const revision = asked !== undefined && servedVersions.has(asked) ? asked : undefined
-        return serveDirect(served, call, structured, meta, notify, revision)
+        // A tool that is not served has no output schema: dispatch answers not_found.
+        return serveDirect(served, call, catalog.get(name), meta, notify, revision)
       }
     }
     if (!ToolServer.isToolServer(served)) {
@@ -268,11 +289,13 @@ const registrations = <I, S extends Serveable>(
       Effect.flatMap(Effect.orDie(server.snapshot()), (snapshot) => {
         const definition = snapshot.definitions.find((definition) => definition.name === name)
         if (definition !== undefined) return register(definition)
-        structuredOf.delete(name)
+        catalog.delete(name)
+        // Hidden, so Effect's server answers its calls as those of a tool it never had; should it call the handler
+        // all the same, dispatch answers not_found.
         return mcp.addTool({
           tool: new McpSchema.Tool({ name, inputSchema: { type: "object" } }),
           annotations: hidden,
-          handle: () => Effect.fail(new McpSchema.InvalidParams({ message: `tool \`${name}\` was removed` }))
+          handle: (args: unknown) => Effect.suspend(() => serveCall(mcp, served, name, undefined, args, ++calls))
         })
       })
     yield* Effect.forkScoped(
@@ -449,7 +472,7 @@ const serveCall = (
   mcp: EffectMcpServer.McpServer["Service"],
   served: Serveable,
   name: string,
-  structured: boolean,
+  output: JsonSchemaValidator | undefined,
   args: unknown,
   count: number
 ) =>
@@ -472,7 +495,8 @@ const serveCall = (
         Effect.tap(() => logs.flushed)
       )))
     yield* afterProgress(notified)
-    const wire = forRevision(wireResult(result, structured), request.protocolVersion)
+    const revision = request.protocolVersion
+    const wire = forRevision(wireResult(result, output, revision), revision)
     return yield* Schema.decodeUnknownEffect(McpSchema.CallToolResult)(wire).pipe(
       Effect.mapError((issue) =>
         new McpSchema.InternalError({ message: `the result of tool \`${name}\` cannot be sent: ${issue.message}` })
@@ -487,7 +511,7 @@ const serveCall = (
 const serveDirect = (
   served: Serveable,
   call: ToolCall.ToolCall,
-  structured: boolean,
+  output: JsonSchemaValidator | undefined,
   meta: Schema.JsonObject,
   notify: Direct.Notify,
   revision: string | undefined
@@ -497,9 +521,15 @@ const serveDirect = (
     const progress = progressReporter(meta.progressToken, notified, notify.progress)
     return Effect.flatMap(
       execute(served, call, meta, progress, notify.log),
-      (result) => Effect.as(afterProgress(notified), forRevision(wireResult(result, structured), revision))
+      (result) => Effect.as(afterProgress(notified), forRevision(wireResult(result, output, revision), revision))
     )
   })
+
+/**
+ * Whether a client of `revision` (the newest, when not named) is listed output schemas, and so must be answered
+ * structured content: from 2025-06-18 on, the revision that brought both.
+ */
+const listsOutputSchemas = (revision: string | undefined): boolean => revision === undefined || revision >= "2025-06-18"
 
 /**
  * A wire result as a client of an older MCP revision can read it (Effect's server refuses to send it otherwise):
@@ -527,16 +557,68 @@ const olderBlock = (block: unknown, revision: string): unknown => {
 
 /**
  * The answer of a call, as MCP's `CallToolResult` on the wire: its output as MCP content; an error or denied call is
- * `isError`.
+ * `isError`. `output` is the validator of the output schema the tool is listed with, if any, and `revision` the
+ * client's (the newest, when not named). A client that is listed the schema (from 2025-06-18 on) is answered what it
+ * describes: a skipped call is `isError` too (it has no output the schema describes), and a successful one answers as
+ * {@link structuredResult} says.
  */
-const wireResult = (result: ToolResult | ToolHooks.ToolRunStopped, structured: boolean): object => {
+const wireResult = (
+  result: ToolResult | ToolHooks.ToolRunStopped,
+  output: JsonSchemaValidator | undefined,
+  revision: string | undefined
+): object => {
   if (result instanceof ToolHooks.ToolRunStopped) {
     return { content: [{ type: "text", text: `the run was stopped: ${result.reason}` }], isError: true }
   }
-  const failed = result.status === "error" || result.status === "denied"
-  const wire = McpContent.toMcp(result.output, { structured: structured && !failed })
-  return failed ? { ...wire, isError: true } : wire
+  const listed = output !== undefined && listsOutputSchemas(revision)
+  const failed = result.status === "error" || result.status === "denied" || (result.status === "skipped" && listed)
+  if (failed) return { ...McpContent.toMcp(result.output), isError: true }
+  if (listed) return structuredResult(result.output, output)
+  // A client of an older revision: a lone JSON object goes as the text it has beside `structuredContent`, which
+  // `forRevision` leaves out.
+  return McpContent.toMcp(result.output, { structured: output !== undefined })
 }
+
+/**
+ * The answer of a successful call of a tool listed with an output schema (`schema`, its validator). MCP requires
+ * structured content that the schema accepts, and the official SDK's client refuses a result without it: the value of
+ * the output's one Json block that holds an object is given as `structuredContent`, whatever blocks sit beside it (a
+ * tool imported over MCP answers with its text and its structured result as two blocks). An output without such a
+ * block, with several (which one is meant cannot be told), or with one the schema refuses answers `isError`, with what
+ * the model would see and a note that says why, and repeats nothing of the output.
+ */
+const structuredResult = (output: ToolOutput.ToolOutput, schema: JsonSchemaValidator): object => {
+  const blocks = output.content
+  let at = -1
+  for (let i = 0; i < blocks.length; i++) {
+    const block = blocks[i]!
+    if (block._tag !== "Json" || !isRecord(block.value)) continue
+    if (at >= 0) return unmatched(output)
+    at = i
+  }
+  if (at < 0) return unmatched(output)
+  const structured = blocks[at] as ToolResultContent.Json
+  const checked = schema.validate(structured.value)
+  // A schema the validator cannot compile cannot be checked here: the value goes as it is, for the client to judge.
+  if (Result.isFailure(checked) && checked.failure._tag === "Mismatch") return unmatched(output)
+  if (blocks.length === 1) return McpContent.toMcp(output, { structured: true })
+  // The structured block goes as `toMcp` sends the one block of a structured output (its text, without the note
+  // that would read it back as a second Json block); the others as they always go.
+  const alone = McpContent.toMcp(ToolOutput.content([structured]), { structured: true })
+  const { content } = McpContent.toMcp(output)
+  return {
+    content: content.map((block, i) => i === at ? alone.content[0]! : block),
+    structuredContent: alone.structuredContent
+  }
+}
+
+/** An output that does not give what its tool's output schema describes: an error, saying so. */
+const unmatched = (output: ToolOutput.ToolOutput): object => ({
+  content: [...McpContent.toMcp(output).content, { type: "text", text: unmatchedNote }],
+  isError: true
+})
+
+const unmatchedNote = "the tool's output does not match the output schema it declares"
 
 /**
  * Where a call's progress goes: `notifications/progress` with the request's token, sent by `send`, only growing, as
@@ -891,6 +973,9 @@ export const layerHttp = <I, S extends Serveable>(
       (options.allowedHosts ??
         [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${host}:${port}`]).map((h) => h.toLowerCase())
     )
+    const served = yield* tag
+    const catalog: Catalog = new Map()
+    const mend = answerMender(served, catalog)
     const guard = HttpRouter.middleware((app) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -937,9 +1022,8 @@ export const layerHttp = <I, S extends Serveable>(
           })
         )
         // Effect's server lists the methods it serves itself; this endpoint serves GET too.
-        return response.status === 405
-          ? HttpServerResponse.setHeader(response, "allow", "GET, POST, DELETE")
-          : response
+        if (response.status === 405) return HttpServerResponse.setHeader(response, "allow", "GET, POST, DELETE")
+        return request.method === "POST" && response.status === 200 ? yield* mend(passed, response) : response
       }), { global: true })
     return Layer.mergeAll(
       EffectMcpServer.layerHttp({
@@ -948,7 +1032,7 @@ export const layerHttp = <I, S extends Serveable>(
         protocols,
         allowedOrigins: origins,
         allowSessionTermination: true,
-        registrations: registrations(tag, Effect.sync(() => sessions.changed()), undefined)
+        registrations: registrations(tag, Effect.sync(() => sessions.changed()), undefined, catalog)
       }),
       guard
     )
@@ -959,6 +1043,130 @@ export const layerHttp = <I, S extends Serveable>(
 }
 
 const servedVersions: ReadonlySet<string> = new Set(protocols.map((protocol) => protocol.protocolVersion))
+
+/** A request of an HTTP body whose answer from Effect's server MCP wants otherwise (see {@link answerMender}). */
+type Mendable =
+  | { readonly _tag: "NotServed"; readonly name: string; readonly args: unknown; readonly meta: Schema.JsonObject }
+  | { readonly _tag: "Cursor" }
+
+/**
+ * Mends what Effect's server answers over HTTP where MCP wants otherwise (over stdio and in memory, the direct path
+ * answers these requests itself, see `internal/direct.ts`):
+ * - a call of a tool that is not served, which Effect's server answers with an invalid-params error, gets a result:
+ *   dispatch's, not_found, which names the tools there are;
+ * - a listing asked with a cursor, which Effect's server ignores (it lists everything), gets an invalid-params error:
+ *   this server issues no cursors, so none is valid.
+ * Only an answer to such a request is read, and only Effect's own answer to it is replaced (an error about the
+ * session, say, is left as it is); every other response is sent as it came. Effect's server read the request's body
+ * already: its text is the one it kept.
+ */
+const answerMender = (served: Serveable, catalog: Catalog) => {
+  let calls = 0
+  const notServed = (name: string, args: unknown, meta: Schema.JsonObject) =>
+    Effect.map(
+      execute(
+        served,
+        ToolCall.make({ id: `mcp_http_${++calls}`, name, arguments: args === undefined ? {} : args }),
+        meta,
+        () => Effect.void,
+        () => undefined
+      ),
+      (result) => wireResult(result, undefined, undefined)
+    )
+  const mendMessage = (asked: ReadonlyMap<unknown, Mendable>) => (message: unknown): Effect.Effect<unknown> => {
+    const request = isRecord(message) ? asked.get(message.id) : undefined
+    if (request === undefined || !isRecord(message)) return Effect.succeed(message)
+    const { error, id } = message
+    if (request._tag === "Cursor") {
+      return Effect.succeed("result" in message ? { jsonrpc: "2.0", id, error: Direct.invalidCursor } : message)
+    }
+    const notFound = isRecord(error) && error.code === -32602 && error.message === `Tool '${request.name}' not found`
+    return notFound
+      ? Effect.map(notServed(request.name, request.args, request.meta), (result) => ({ jsonrpc: "2.0", id, result }))
+      : Effect.succeed(message)
+  }
+  return (
+    request: HttpServerRequest.HttpServerRequest,
+    response: HttpServerResponse.HttpServerResponse
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+    Effect.gen(function*() {
+      const asked = mendableOf(yield* Effect.orElseSucceed(request.text, () => ""), catalog)
+      if (asked === undefined) return response
+      const body = response.body
+      if (body._tag !== "Uint8Array" && body._tag !== "Stream") return response
+      const events = body.contentType.startsWith("text/event-stream")
+      const mendText = (text: string) => mendMessages(text, events, mendMessage(asked))
+      if (body._tag === "Uint8Array") {
+        const text = yield* mendText(textDecoder.decode(body.body))
+        return HttpServerResponse.setBody(response, HttpBody.text(text, body.contentType))
+      }
+      // Each chunk of a stream holds whole events.
+      const mended = Stream.mapEffect(
+        body.stream,
+        (chunk) => Effect.map(mendText(textDecoder.decode(chunk)), (text) => textEncoder.encode(text))
+      )
+      return HttpServerResponse.setBody(response, HttpBody.stream(mended, body.contentType))
+    })
+}
+
+const textDecoder = new TextDecoder()
+const textEncoder = new TextEncoder()
+
+/**
+ * The requests of an HTTP body whose answers may need mending, by id: a `tools/call` of a tool not in `catalog`, and
+ * a listing with a cursor (see {@link answerMender}). `undefined` when there is none, as for almost every body.
+ */
+const mendableOf = (text: string, catalog: Catalog): ReadonlyMap<unknown, Mendable> | undefined => {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  let asked: Map<unknown, Mendable> | undefined
+  for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+    if (!isRecord(message) || !("id" in message) || !isRecord(message.params)) continue
+    const params = message.params
+    let mendable: Mendable | undefined
+    if (message.method === "tools/call" && typeof params.name === "string" && !catalog.has(params.name)) {
+      const meta = isRecord(params._meta) ? params._meta as Schema.JsonObject : {}
+      mendable = { _tag: "NotServed", name: params.name, args: params.arguments, meta }
+    } else if (Direct.listMethods.has(message.method) && typeof params.cursor === "string") {
+      mendable = { _tag: "Cursor" }
+    }
+    if (mendable !== undefined) (asked ??= new Map()).set(message.id, mendable)
+  }
+  return asked
+}
+
+/**
+ * The messages of a response body (one JSON-RPC message or batch, or, with `events`, server-sent events whose `data`
+ * lines are messages), each as `mend` gives it back.
+ */
+const mendMessages = (
+  text: string,
+  events: boolean,
+  mend: (message: unknown) => Effect.Effect<unknown>
+): Effect.Effect<string> => {
+  const mendJson = (json: string) => {
+    let message: unknown
+    try {
+      message = JSON.parse(json)
+    } catch {
+      return Effect.succeed(json)
+    }
+    const mended = Array.isArray(message) ? Effect.forEach(message, mend) : mend(message)
+    return Effect.map(mended, (mended) => JSON.stringify(mended))
+  }
+  if (!events) return Effect.map(mendJson(text.trim()), (json) => `${json}\n`)
+  return Effect.map(
+    Effect.forEach(text.split("\n"), (line) =>
+      line.startsWith("data:")
+        ? Effect.map(mendJson(line.slice("data:".length).trim()), (json) => `data: ${json}`)
+        : Effect.succeed(line)),
+    (lines) => lines.join("\n")
+  )
+}
 
 const payloadTooLarge = HttpServerResponse.text("Payload Too Large", { status: 413 })
 

@@ -7,6 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Exit, Fiber, Layer, Option, Schema, Scope, Sink, Stdio, Stream } from "effect"
 import { McpClientError } from "effect/ai"
 import {
+  DynamicTool,
   Tool,
   ToolContext,
   ToolExecutionError,
@@ -61,6 +62,14 @@ const Transfer = Tool.make("transfer", {
   description: "Moves money",
   parameters: Schema.Struct({ amount: Schema.Number }),
   call: ({ amount }) => Effect.succeed(`sent ${amount}`)
+})
+
+/** Listed with an output schema, answers a text: an error, on both paths, with a note that says why. */
+const Unstructured = DynamicTool.make("unstructured", {
+  description: "An output schema, and a text",
+  parameters: { type: "object", properties: {} },
+  outputSchema: { type: "object", properties: { a: { type: "number" } }, required: ["a"] },
+  call: () => Effect.succeed("no object")
 })
 
 /** A tool that never answers, and says when it started and when its finalizers ran. */
@@ -156,6 +165,7 @@ describe("McpServer over an in-memory connection: the direct path", () => {
     ["text and an image", "media", {}],
     ["the request's _meta", "meta", {}, { traceId: "abc" }],
     ["a tool that is not served", "nope", {}],
+    ["an output without the structured content its output schema describes", "unstructured", {}],
     ["arguments that are not an object", "echo", ["hi"]],
     ["progress and logs", "chatty", { steps: 2 }, { progressToken: "p1" }]
   ]
@@ -164,7 +174,7 @@ describe("McpServer over an in-memory connection: the direct path", () => {
   it.live("answers every kind of call as Effect's server does before the client has initialized", () =>
     Effect.gen(function*() {
       for (const [what, name, args, meta] of cases) {
-        const { initialize, initialized, send, until } = yield* connect()
+        const { initialize, initialized, send, until } = yield* connect([Unstructured])
         yield* initialize(1)
         // Before `notifications/initialized`: Effect's server answers.
         yield* send(call(2, name, args, meta))
@@ -173,6 +183,7 @@ describe("McpServer over an in-memory connection: the direct path", () => {
         yield* send(call(3, name, args, meta))
         const after = yield* until(3)
         assert.deepStrictEqual(answer(after), answer(before), what)
+        if (name === "nope" || name === "unstructured") assert.strictEqual(answer(after).result.isError, true, what)
         // The same progress, in the same order, before the answer. (Effect's server sends no logs to a client that has
         // not initialized: logs are compared over stdio and HTTP, in McpServer.test.ts.)
         const progress = (messages: ReadonlyArray<any>) =>
@@ -424,7 +435,7 @@ describe("McpServer over stdio: the direct path reads lines as they come", () =>
   const input = `${lines.join("\n")}\n${JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" })}`
   // What Effect's server reads: every message the direct path does not take, as it came; the last, unended, too.
   // Lines that are no message are not: one it cannot read would cost every message read with it.
-  const forwarded = [lines[0], lines[1], lines[4], lines[5], lines[7]].map((line) => `${line}\n`).join("") +
+  const forwarded = [lines[0], lines[1], lines[4], lines[7]].map((line) => `${line}\n`).join("") +
     JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" })
 
   it.effect.prop(
@@ -433,12 +444,13 @@ describe("McpServer over stdio: the direct path reads lines as they come", () =>
     ([size]) =>
       Effect.gen(function*() {
         const direct = new Direct.Direct()
+        direct.serves = (name) => name === "echo" || name === "boom"
         direct.serve = (_, name, args) =>
           name === "echo"
             ? Effect.succeed({ content: [{ type: "text", text: args.text }] })
             : name === "boom"
             ? Effect.die("boom")
-            : undefined
+            : Effect.succeed({ content: [{ type: "text", text: `${name} not found` }], isError: true })
         const written: Array<string> = []
         const context = yield* Layer.build(
           Direct.stdio(direct, 1024 * 1024).pipe(
@@ -448,12 +460,14 @@ describe("McpServer over stdio: the direct path reads lines as they come", () =>
         const stdio = Context.get(context, Stdio.Stdio)
         const read = yield* Stream.runCollect(Stream.decodeText(stdio.stdin))
         assert.deepStrictEqual(read.join("").split("\n"), forwarded.split("\n"))
-        while (written.join("").split("\n").length < 7) yield* Effect.yieldNow
+        while (written.join("").split("\n").length < 8) yield* Effect.yieldNow
         const answers = written.join("").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line))
         assert.deepStrictEqual(answers, [
           { jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: "héllo ✓ 🎉" }] } },
           // Text that is not JSON, JSON that is no message, a request with a null id: answered, with a null id.
           { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } },
+          // A tool that is not served: its not_found result, never Effect's protocol error.
+          { jsonrpc: "2.0", id: 4, result: { content: [{ type: "text", text: "unknown not found" }], isError: true } },
           { jsonrpc: "2.0", id: 5, result: { content: [{ type: "text", text: "spaced" }] } },
           // A call that died: JSON-RPC's internal error, as Effect's stdio server writes one.
           { jsonrpc: "2.0", id: 8, error: { code: -32603, message: "Internal error" } },
@@ -470,8 +484,8 @@ describe("McpServer over stdio: the direct path reads lines as they come", () =>
     ([size]) =>
       Effect.gen(function*() {
         const direct = new Direct.Direct()
-        direct.serve = (_, name, args) =>
-          name === "echo" ? Effect.succeed({ content: [{ type: "text", text: args.text }] }) : undefined
+        direct.serves = (name) => name === "echo"
+        direct.serve = (_, __, args) => Effect.succeed({ content: [{ type: "text", text: args.text }] })
         const big = "x".repeat(5000)
         const input = [
           JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25" } }),

@@ -10,16 +10,26 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
+  ErrorCode,
   LoggingMessageNotificationSchema,
+  McpError,
   ToolListChangedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Cause, Context, Effect, Exit, Fiber, Layer, Schema } from "effect"
+import { Cause, Context, Effect, Exit, Fiber, Layer, Schema, type Scope } from "effect"
 import type { RpcServer } from "effect/rpc"
-import type { HttpServer, HttpServerError } from "effect/http"
+import { HttpServer, type HttpServerError } from "effect/http"
 import { type ChildProcess, spawn } from "node:child_process"
 import { request } from "node:http"
 import { fileURLToPath } from "node:url"
-import { Tool, ToolHooks, ToolServer, ToolSet } from "../../src/index.ts"
+import {
+  DynamicTool,
+  Tool,
+  ToolHooks,
+  ToolOutput,
+  ToolResultContent,
+  ToolServer,
+  ToolSet
+} from "../../src/index.ts"
 import { McpServer } from "../../src/mcp/index.ts"
 import { png } from "../fixtures/mcpData.ts"
 import { CurrentUser } from "../support/userTools.ts"
@@ -813,4 +823,272 @@ describe("McpServer.layer: over a protocol the caller provides (McpServer.memory
       )
       assert.deepStrictEqual(approved.map((result) => result.content[0].text), ["wiped sda (1)", "wiped sda (2)"])
     }))
+})
+
+// ---------------------------------------------------------------------------------------------------------------------
+// What MCP asks of a result, with the official SDK's client as the oracle: in memory (the direct path) and over
+// Streamable HTTP (Effect's server, and what the endpoint mends of its answers)
+// ---------------------------------------------------------------------------------------------------------------------
+
+const anyArguments = { type: "object", properties: {} } as const
+
+/** Listed with an output schema, answers a text: what the model reads, and nothing the schema describes. */
+const TextOnly = DynamicTool.make("text_only", {
+  description: "An output schema, and a text",
+  parameters: anyArguments,
+  outputSchema: { type: "object", properties: { a: { type: "number" } }, required: ["a"] },
+  call: () => Effect.succeed("hello")
+})
+
+/** Answers as a tool imported over MCP does: its text, and its structured result beside it. */
+const Imported = DynamicTool.make("imported", {
+  description: "A text, and its structured result",
+  parameters: anyArguments,
+  outputSchema: { type: "object", properties: { content: { type: "string" } }, required: ["content"] },
+  call: () =>
+    Effect.succeed(ToolOutput.content([
+      ToolResultContent.text("hello file"),
+      ToolResultContent.json({ content: "hello file" })
+    ]))
+})
+
+/** Two JSON objects: which one is the structured result cannot be told. */
+const TwoObjects = DynamicTool.make("two_objects", {
+  description: "Two JSON objects",
+  parameters: anyArguments,
+  outputSchema: { type: "object", properties: { a: { type: "number" } }, required: ["a"] },
+  call: () => Effect.succeed(ToolOutput.content([ToolResultContent.json({ a: 1 }), ToolResultContent.json({ a: 2 })]))
+})
+
+const weatherIn = (name: string) =>
+  Tool.make(name, {
+    description: "The weather in Oslo",
+    parameters: Schema.Struct({}),
+    success: Schema.Struct({ city: Schema.String, celsius: Schema.Number }),
+    call: () => Effect.succeed({ city: "Oslo", celsius: 3 })
+  })
+
+/** Hooks that skip `w_skipped`, and rewrite the output of `w_redacted` (to JSON its schema refuses) and `w_text`. */
+const rewrites = ToolHooks.make({
+  onCall: (event) =>
+    Effect.succeed(event.call.name === "w_skipped" ? ToolHooks.skip("rate limited, try later") : ToolHooks.run),
+  onResult: (event) =>
+    Effect.succeed(
+      event.result.name === "w_redacted"
+        ? ToolHooks.rewriteOutput(ToolOutput.json({ city: "[redacted]" }))
+        : event.result.name === "w_text"
+        ? ToolHooks.rewriteOutput(ToolOutput.text("It is 3 degrees in Oslo"))
+        : ToolHooks.keep
+    )
+})
+
+class Structured extends Context.Service<Structured, ToolServer.ToolServer<McpServer.RequestMeta>>()(
+  "test/Structured"
+) {}
+
+const StructuredLive = ToolServer.layer(Structured, {
+  tools: ToolSet.make(
+    TextOnly,
+    Imported,
+    TwoObjects,
+    weatherIn("w_plain"),
+    weatherIn("w_skipped"),
+    weatherIn("w_redacted"),
+    weatherIn("w_text")
+  ),
+  hooks: [rewrites]
+})
+
+const structuredOptions = { name: "structured", version: "1.0.0" }
+
+/** The official SDK's client, closed with the scope. */
+const sdkClient = (transport: Transport) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const client = newClient()
+      await client.connect(transport)
+      return client
+    }),
+    (client) => Effect.promise(() => client.close())
+  )
+
+/** The SDK's transport over an in-memory connection: what the server writes goes to the client as it comes. */
+const memoryTransport = (connection: McpServer.MemoryConnection): Effect.Effect<Transport, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const transport: Transport = {
+      start: async () => undefined,
+      send: (message) => Effect.runPromise(connection.send(JSON.stringify(message))),
+      close: async () => transport.onclose?.()
+    }
+    yield* Effect.forkScoped(Effect.forever(Effect.flatMap(
+      connection.receive,
+      (text) => Effect.sync(() => transport.onmessage?.(JSON.parse(text)))
+    )))
+    return transport
+  })
+
+/** The SDK's client of `Structured`, served over `how`, and the server, for the scope. */
+const structuredOver = (how: "memory" | "http") =>
+  Effect.gen(function*() {
+    if (how === "memory") {
+      const connection = yield* McpServer.memory
+      const context = yield* Layer.build(
+        McpServer.layer(Structured, structuredOptions).pipe(
+          Layer.provide(connection.protocol),
+          Layer.provideMerge(StructuredLive)
+        )
+      )
+      const client = yield* sdkClient(yield* memoryTransport(connection))
+      return { client, server: Context.get(context, Structured) }
+    }
+    const context = yield* Layer.build(
+      McpServer.layerHttp(Structured, { ...structuredOptions, port: 0 }).pipe(Layer.provideMerge(StructuredLive))
+    )
+    const address = Context.get(context, HttpServer.HttpServer).address
+    const port = "port" in address ? address.port : 0
+    const client = yield* sdkClient(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)) as Transport
+    )
+    return { client, server: Context.get(context, Structured) }
+  })
+
+const unmatchedNote = { type: "text", text: "the tool's output does not match the output schema it declares" }
+
+/** The SDK client's answer to a call of `name` without arguments, as it hands it over. */
+const callOf = (client: Client) => (name: string): Effect.Effect<unknown> =>
+  Effect.promise(() => client.callTool({ name, arguments: {} }))
+
+describe.each([["in memory (the direct path)", "memory"], ["Streamable HTTP (Effect's server)", "http"]] as const)(
+  "McpServer %s, with the official SDK's client: what MCP asks of a result",
+  (_, how) => {
+    it.live("gives the one JSON object of an output as structuredContent, beside the output's other blocks", () =>
+      Effect.gen(function*() {
+        const { client } = yield* structuredOver(how)
+        yield* Effect.promise(() => client.listTools())
+        const call = callOf(client)
+        assert.deepStrictEqual(yield* call("w_plain"), {
+          content: [{ type: "text", text: "{\"city\":\"Oslo\",\"celsius\":3}" }],
+          structuredContent: { city: "Oslo", celsius: 3 }
+        })
+        // A tool imported over MCP answers a text and its structured result: the SDK's client refused the answer.
+        assert.deepStrictEqual(yield* call("imported"), {
+          content: [{ type: "text", text: "hello file" }, { type: "text", text: "{\"content\":\"hello file\"}" }],
+          structuredContent: { content: "hello file" }
+        })
+      }).pipe(Effect.scoped))
+
+    it.live("answers an output without structured content its schema accepts with isError, what it says, and why", () =>
+      Effect.gen(function*() {
+        const { client } = yield* structuredOver(how)
+        yield* Effect.promise(() => client.listTools())
+        const call = callOf(client)
+        assert.deepStrictEqual(yield* call("text_only"), {
+          content: [{ type: "text", text: "hello" }, unmatchedNote],
+          isError: true
+        })
+        assert.deepStrictEqual(yield* call("w_text"), {
+          content: [{ type: "text", text: "It is 3 degrees in Oslo" }, unmatchedNote],
+          isError: true
+        })
+        const json = (text: string) => ({
+          type: "text",
+          text,
+          _meta: { "effect-llm-tools/content": { block: "Json" } }
+        })
+        // JSON the schema refuses (a hook rewrote it), and two objects (which one is meant cannot be told).
+        assert.deepStrictEqual(yield* call("w_redacted"), {
+          content: [json("{\"city\":\"[redacted]\"}"), unmatchedNote],
+          isError: true
+        })
+        assert.deepStrictEqual(yield* call("two_objects"), {
+          content: [json("{\"a\":1}"), json("{\"a\":2}"), unmatchedNote],
+          isError: true
+        })
+      }).pipe(Effect.scoped))
+
+    it.live("answers a call a hook skipped with isError, as a denied one, when the tool has an output schema", () =>
+      Effect.gen(function*() {
+        const { client } = yield* structuredOver(how)
+        yield* Effect.promise(() => client.listTools())
+        assert.deepStrictEqual(yield* callOf(client)("w_skipped"), {
+          content: [{ type: "text", text: "rate limited, try later" }],
+          isError: true
+        })
+      }).pipe(Effect.scoped))
+
+    it.live("answers a call of a tool that is not served, or no longer, with isError and the tools there are", () =>
+      Effect.gen(function*() {
+        const { client, server } = yield* structuredOver(how)
+        const available = "available tools: `text_only`, `imported`, `two_objects`, `w_plain`, `w_skipped`, " +
+          "`w_redacted`, `w_text`"
+        assert.deepStrictEqual(yield* callOf(client)("nope"), {
+          content: [{ type: "text", text: `tool \`nope\` not found; ${available}` }],
+          isError: true
+        })
+        yield* server.remove("w_plain")
+        assert.deepStrictEqual(yield* callOf(client)("w_plain"), {
+          content: [{ type: "text", text: `tool \`w_plain\` not found; ${available.replace(" `w_plain`,", "")}` }],
+          isError: true
+        })
+      }).pipe(Effect.scoped))
+
+    it.live("refuses a listing asked with a cursor it never gave, with invalid params, and lists all without one", () =>
+      Effect.gen(function*() {
+        const { client } = yield* structuredOver(how)
+        const refused = yield* Effect.promise(() =>
+          client.listTools({ cursor: "bogus" }).then(() => undefined, (error: unknown) => error)
+        )
+        assert.instanceOf(refused, McpError)
+        assert.strictEqual((refused as McpError).code, ErrorCode.InvalidParams)
+        assert.match((refused as McpError).message, /cursor/)
+        const { nextCursor, tools } = yield* Effect.promise(() => client.listTools())
+        assert.deepStrictEqual([tools.length, nextCursor], [7, undefined])
+      }).pipe(Effect.scoped))
+  }
+)
+
+describe("McpServer: a client of a revision before 2025-06-18, which is listed no output schema", () => {
+  it.effect("is answered as before: no structuredContent and no error for an output or a skip, on both paths", () =>
+    Effect.gen(function*() {
+      const connection = yield* McpServer.memory
+      yield* Layer.build(
+        McpServer.layer(Structured, structuredOptions).pipe(
+          Layer.provide(connection.protocol),
+          Layer.provide(StructuredLive)
+        )
+      )
+      const send = (message: object) => connection.send(JSON.stringify(message))
+      const answer = (id: number) =>
+        Effect.gen(function*() {
+          while (true) {
+            const message = JSON.parse(yield* connection.receive)
+            if (message.id === id) return message
+          }
+        })
+      yield* send({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "older", version: "1" } }
+      })
+      yield* answer(1)
+      const calls = ["w_plain", "text_only", "w_skipped", "w_text"]
+      /** The answers to a call of each tool, from `id` on. */
+      const answers = (id: number) =>
+        Effect.forEach(calls, (name, i) =>
+          Effect.andThen(
+            send({ jsonrpc: "2.0", id: id + i, method: "tools/call", params: { name, arguments: {} } }),
+            Effect.map(answer(id + i), (message) => message.result)
+          ))
+      const expected = [
+        { content: [{ type: "text", text: "{\"city\":\"Oslo\",\"celsius\":3}" }] },
+        { content: [{ type: "text", text: "hello" }] },
+        { content: [{ type: "text", text: "rate limited, try later" }] },
+        { content: [{ type: "text", text: "It is 3 degrees in Oslo" }] }
+      ]
+      // Before `notifications/initialized` Effect's server answers; after, the direct path.
+      assert.deepStrictEqual(yield* answers(10), expected)
+      yield* send({ jsonrpc: "2.0", method: "notifications/initialized" })
+      assert.deepStrictEqual(yield* answers(20), expected)
+    }).pipe(Effect.scoped))
 })

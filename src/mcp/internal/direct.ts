@@ -8,12 +8,16 @@
  * - a `tools/call` of a served tool, from a client that has initialized, is run at once by dispatch, in a fiber of
  *   its own, and answered on the same connection: the result as `McpServer` maps it, the tool's progress and logs as
  *   notifications before it (logs at the level the client set with `logging/setLevel`, `info` until it does);
+ * - a `tools/call` of a tool that is not served, from a client that has sent `initialize`, is answered the same way:
+ *   dispatch's not_found, as a result (Effect's server would answer a protocol error, where MCP wants a result);
  * - `notifications/cancelled` of such a call interrupts its fiber (its finalizers run), and nothing answers it; a call
  *   that dies is answered with JSON-RPC's internal error, as Effect's server answers a defect;
  * - a request before `initialize` (but `ping`) is answered with an invalid request, saying to initialize first
  *   (Effect's server would fail it as an internal error);
- * - everything else (initialization, listings, ping, a call of a tool that is not served, malformed requests) goes to
- *   Effect's server, which answers as it always does.
+ * - a listing asked with a cursor is answered with invalid params: the server lists everything at once, and issues no
+ *   cursor (Effect's server would ignore it, and list everything, as if the cursor were valid);
+ * - everything else (initialization, listings, ping, malformed requests) goes to Effect's server, which answers as it
+ *   always does.
  *
  * Over stdio, a line that is no message (blank, not JSON, not a request or response, or a request with a null id) is
  * answered here too, and never reaches Effect's server, which would drop the other messages read with it.
@@ -57,8 +61,8 @@ export interface Notify {
 }
 
 /**
- * How the served tools answer a call: an Effect giving the wire `CallToolResult`, or `undefined` when `name` is not a
- * served tool (Effect's server then answers the request).
+ * How the served tools answer a call: an Effect giving the wire `CallToolResult`; for a name that is not served, the
+ * not_found result.
  */
 export type Serve = (
   clientId: number,
@@ -66,7 +70,7 @@ export type Serve = (
   args: Record<string, unknown>,
   meta: Schema.JsonObject,
   notify: Notify
-) => Effect.Effect<object> | undefined
+) => Effect.Effect<object>
 
 /**
  * The state of the direct path of one served server: how calls are served (set once the tools are registered), and
@@ -74,6 +78,8 @@ export type Serve = (
  */
 export class Direct {
   serve: Serve | undefined = undefined
+  /** Whether a tool of this name is served now (set with `serve`). */
+  serves: (name: string) => boolean = () => false
   /**
    * The clients that sent `initialize`, each with the MCP revision it asked for, if it named one (the session has it
    * when it is served, the newest served otherwise): a result is shaped for it.
@@ -123,16 +129,18 @@ export const interceptor = (
       }
     })
 
-    /** Runs a call of a served tool; `false` for Effect's server to answer the request. */
+    /** Runs a call of a client that has sent `initialize`; `false` for Effect's server to answer the request. */
     const call = (clientId: number, request: RpcMessage.RequestEncoded): boolean => {
       const serve = direct.serve
       const params = request.payload
-      if (serve === undefined || !direct.initialized.has(clientId) || !isRecord(params)) return false
+      if (serve === undefined || !isRecord(params)) return false
       const { name, arguments: args, _meta: meta } = params
       if (typeof name !== "string" || (args !== undefined && !isRecord(args))) return false
       if (meta !== undefined && !isRecord(meta)) return false
+      // Until its client has initialized, a call is Effect's server's, but for a tool that is not served, which it
+      // would answer with a protocol error: the not_found result answers it from the start.
+      if (!direct.initialized.has(clientId) && direct.serves(name)) return false
       const served = serve(clientId, name, args ?? {}, (meta ?? {}) as Schema.JsonObject, notifyOf(clientId))
-      if (served === undefined) return false
       const id = request.id
       const fiber = runFork(served.pipe(
         Effect.flatMap((result) =>
@@ -176,6 +184,10 @@ export const interceptor = (
         message.tag !== "ping"
       ) {
         runFork(send(clientId, errorAnswer(message.id, notInitialized)))
+        return true
+      }
+      if (listMethods.has(message.tag) && message.isNotification !== true && hasCursor(message.payload)) {
+        runFork(send(clientId, errorAnswer(message.id, invalidCursor)))
         return true
       }
       switch (message.tag) {
@@ -381,6 +393,26 @@ const internalError: RpcError = { code: -32603, message: "Internal error" }
 const notInitialized: RpcError = {
   code: -32600,
   message: "Invalid Request: the session is not initialized; send initialize first"
+}
+
+/** The listings of MCP, which a client pages through with the cursor the server gave it. */
+export const listMethods: ReadonlySet<unknown> = new Set([
+  "tools/list",
+  "prompts/list",
+  "resources/list",
+  "resources/templates/list"
+])
+
+/** Whether the params of a listing name a cursor (one of another type is Effect's server's to refuse). */
+const hasCursor = (params: unknown): boolean => isRecord(params) && typeof params.cursor === "string"
+
+/**
+ * How a listing asked with a cursor is answered: the server lists everything at once and issues no cursor, so none is
+ * valid, and MCP asks for invalid params.
+ */
+export const invalidCursor: RpcError = {
+  code: -32602,
+  message: "Invalid params: unknown cursor; this server lists everything at once and gives no cursors"
 }
 
 /** The answer to request `id` with `error`. */
