@@ -145,10 +145,18 @@ describe("effect-llm-tools, in process", () => {
     ["a port that is not a number", ["mcp", "--http", "abc"], "Invalid value for flag --http: \"abc\""],
     ["a port out of range", ["mcp", "--http", "65536"], "--http takes a port from 0 to 65535, not 65536"],
     ["a flag without its value", ["mcp", "--http"], "Missing value for flag --http"],
-    ["a root that does not exist", ["mcp", "--root", join(scratch, "missing")], "Path does not exist"],
-    ["a root that is a file", ["mcp", "--root", join(scratch, "secret.txt")], "Path is not a directory"],
+    ["a root that does not exist", ["mcp", "--root", join(scratch, "missing")], "does not exist"],
+    ["a root that is a file", ["mcp", "--root", join(scratch, "secret.txt")], "is not a folder"],
+    // An unset variable (`--root "$NOTES"`): never the current folder.
+    ["an empty root", ["mcp", "--root", ""], "--root needs the path of a folder, not \"\""],
+    ["a blank root", ["mcp", "--root= ", "--write"], "--root needs the path of a folder, not \" \""],
     ["--write without --root", ["mcp", "--write"], "--write needs --root"],
     ["a size of zero", ["mcp", "--max-bytes", "0"], "--max-bytes must be a positive number of bytes, not 0"],
+    [
+      "a size over 1 GiB, for fetch alone too",
+      ["mcp", "--allow-host", "example.com", "--max-bytes", "2000000000"],
+      "--max-bytes can be at most 1073741824 (1 GiB), not 2000000000"
+    ],
     [
       "--tools with flags of the built-ins",
       ["mcp", "--tools", fixture, "--allow-host", "example.com", "--max-bytes", "10"],

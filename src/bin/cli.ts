@@ -69,6 +69,9 @@ interface McpInput {
 
 const usageError = (message: string) => new CliError.ValidationError({ message })
 
+/** The largest `--max-bytes`: the filesystem tools' own bound, for fetch alone too. */
+const maxBytesLimit = 1024 * 1024 * 1024
+
 /** Ends the run as a usage error (exit 2): the message on standard error, with a pointer to the help. */
 const refuse = (message: string) =>
   Effect.fail(new CliError.ShowHelp({ commandPath: [name, "mcp"], errors: [usageError(message)] }))
@@ -181,7 +184,13 @@ const indent = (lines: ReadonlyArray<string>) =>
   lines.map((line) => (line === "" ? "" : `  ${line}`)).join("\n").slice(2)
 
 const mcp = Command.make("mcp", {
-  root: Flag.Directory("root", { mustExist: true }).pipe(
+  // A string, checked by the built-ins: a path flag reads an empty value ("$NOTES" of an unset variable) as the
+  // current folder, and would serve it, writable with --write.
+  root: Flag.String("root").pipe(
+    Flag.filter(
+      (root) => root.trim() !== "",
+      (root) => `--root needs the path of a folder, not ${JSON.stringify(root)}`
+    ),
     Flag.withMetavar("DIR"),
     Flag.withDescription(
       "Serve the filesystem tools on DIR: read_file, list_directory, search_files, file_info. No path leaves DIR."
@@ -200,7 +209,10 @@ const mcp = Command.make("mcp", {
   maxBytes: Flag.Int("max-bytes").pipe(
     Flag.withMetavar("N"),
     Flag.filter((n) => n > 0, (n) => `--max-bytes must be a positive number of bytes, not ${n}`),
-    Flag.withDescription("The most bytes a file read, a file written or a fetched page may have (default 1 MiB)"),
+    Flag.filter((n) => n <= maxBytesLimit, (n) => `--max-bytes can be at most ${maxBytesLimit} (1 GiB), not ${n}`),
+    Flag.withDescription(
+      "The most bytes a file read, a file written or a fetched page may have (default 1 MiB, at most 1 GiB)"
+    ),
     Flag.optional
   ),
   http: Flag.Int("http").pipe(
