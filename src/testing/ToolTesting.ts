@@ -111,16 +111,17 @@ const fromJsonSchema = (tool: Tool.Any, parameters: object): Arbitrary.Arbitrary
  *   derivation, encoded with the JSON codec dispatch decodes with.
  * - **A tool with a JSON Schema** (`DynamicTool`, a tool imported from an MCP server): values built from the schema,
  *   draft-06 to 2020-12. Built are `type` (nullable types too), `enum`, `const`, `properties`, `required`,
- *   `additionalProperties`, `patternProperties`, `dependentRequired`, `maxProperties`, `items` (tuples too),
- *   `prefixItems`, `additionalItems`, `minItems`, `maxItems`, `uniqueItems`, `contains`, `minLength` and
- *   `maxLength`, `pattern`, every `format` the validator checks, `minimum`, `maximum` (exclusive too), `multipleOf`,
- *   `allOf`, `anyOf`, `oneOf`, `if`/`then`/`else`, and local `$ref`s (to `$defs`, `definitions`, any pointer, or an
- *   anchor). Recursive schemas are unrolled three levels.
+ *   `additionalProperties`, `patternProperties` (keys are made from each pattern, unless it has a lookaround, word
+ *   boundary, backreference, Unicode property escape or inline modifier), `dependentRequired`, `minProperties`,
+ *   `maxProperties`, `items` (tuples too), `prefixItems`, `additionalItems`, `minItems`, `maxItems`, `uniqueItems`,
+ *   `contains`, `minLength` and `maxLength`, `pattern`, every `format` the validator checks, `minimum`, `maximum`
+ *   (exclusive too), `multipleOf`, `allOf`, `anyOf`, `oneOf`, `if`/`then`/`else`, and local `$ref`s (to `$defs`,
+ *   `definitions`, any pointer, or an anchor). Recursive schemas are unrolled three levels.
  *
  * **Never an invalid value.** Every value is checked with the tool's own check, as dispatch makes it (its JSON Schema
  * validator, or its Schema's decoding, under the default argument limits), and dropped when refused or when it cannot
  * be checked here (a Schema that decodes asynchronously). Keywords that are only checked, not built (`not`,
- * `propertyNames`, `minProperties`, `dependentSchemas`, `unevaluated*`, `oneOf`'s one-branch rule), work that way. A
+ * `propertyNames`, `dependentSchemas`, `unevaluated*`, `oneOf`'s one-branch rule), work that way. A
  * schema whose values are mostly dropped ends a property as exhausted (Effect's report says how many values were
  * discarded), never with invalid values.
  *

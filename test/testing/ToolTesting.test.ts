@@ -195,6 +195,21 @@ const jsonSchemas: ReadonlyArray<readonly [string, DynamicTool.JsonSchema]> = [
     additionalProperties: false,
     required: ["id", "x-trace"]
   }],
+  // Keys by pattern only, as many MCP tools declare a map of environment variables.
+  ["env_map", {
+    type: "object",
+    patternProperties: { "^[A-Z_][A-Z0-9_]*$": { type: "string" } },
+    additionalProperties: false,
+    minProperties: 1
+  }],
+  ["pattern_bounds", {
+    type: "object",
+    properties: { ABC: { type: "string", maxLength: 1 } },
+    patternProperties: { "^[A-Z]{1,3}$": { type: "string" }, "^[A-Z]$": { maxLength: 2 } },
+    additionalProperties: false,
+    minProperties: 2,
+    maxProperties: 3
+  }],
   ["dependent", {
     type: "object",
     properties: { card: { type: "string" }, billing: { type: "string" } },
@@ -380,7 +395,9 @@ describe("ToolTesting.arbitraryArguments", () => {
   it.effect("builds values that are hard to find by chance: formats, patterns, multiples, constants, tuples", () =>
     Effect.gen(function*() {
       // A generator that guessed and filtered would be exhausted by these long before 200 values.
-      for (const name of ["formats", "numbers", "strings", "unions", "arrays", "distinct", "patterned", "route"]) {
+      for (
+        const name of ["formats", "numbers", "strings", "unions", "arrays", "distinct", "patterned", "env_map", "route"]
+      ) {
         const values = yield* sample(ToolTesting.arbitraryArguments(set.tools.find((tool) => tool.name === name)!))
         assert.strictEqual(values.length, 200, name)
       }
@@ -413,6 +430,49 @@ describe("ToolTesting.arbitraryArguments", () => {
       const depth = (node: unknown): number =>
         1 + Math.max(0, ...((node as { children?: ReadonlyArray<unknown> }).children ?? []).map(depth))
       assert.isTrue(tree.some((value) => depth(value) >= 3), "recursion is unrolled")
+    }))
+
+  it.effect("makes keys from patternProperties: matching keys, values of the pattern's schema, within the bounds", () =>
+    Effect.gen(function*() {
+      const envVar = /^[A-Z_][A-Z0-9_]*$/
+      const open = dynamic({
+        type: "object",
+        patternProperties: { "^[A-Z_][A-Z0-9_]*$": { type: "string" } },
+        additionalProperties: false
+      })
+      const maps = yield* sample(ToolTesting.arbitraryArguments(open))
+      assert.strictEqual(maps.length, 200)
+      assert.isAbove(maps.filter((value) => Object.keys(value).length > 0).length, 100)
+      for (const value of maps) {
+        for (const [key, item] of Object.entries(value)) {
+          assert.match(key, envVar)
+          assert.strictEqual(typeof item, "string")
+        }
+      }
+
+      // `minProperties: 1` is met by keys made from the pattern, not left to the validator to discard.
+      const atLeastOne = set.tools.find((tool) => tool.name === "env_map")!
+      const run = yield* Arbitrary.checkEffect(ToolTesting.arbitraryArguments(atLeastOne), () => true, {
+        runs: 200,
+        seed: 1
+      })
+      assert.deepStrictEqual(run._tag === "Passed" ? run.discards : run, 0)
+
+      // A declared key keeps its own schema; `maxProperties` and `minProperties` bound the keys made.
+      const bounded = yield* sample(new Compiler(jsonSchemas.find(([name]) => name === "pattern_bounds")![1]).root())
+      for (const value of bounded) {
+        const keys = Object.keys(value as object)
+        assert.isTrue(keys.length >= 2 && keys.length <= 3, JSON.stringify(value))
+        const abc = (value as Record<string, unknown>).ABC
+        const shown = JSON.stringify(value)
+        assert.isTrue(abc === undefined || (typeof abc === "string" && Array.from(abc).length <= 1), shown)
+      }
+
+      // A pattern no string can be built for makes no keys, and is not refused.
+      const lookahead = dynamic({ type: "object", patternProperties: { "^(?=a)a+$": { type: "string" } } })
+      assert.isTrue((yield* sample(ToolTesting.arbitraryArguments(lookahead))).every((value) =>
+        Object.keys(value).every((key) => !/^(?=a)a+$/.test(key))
+      ))
     }))
 
   it.effect("a typed tool's values are its Schema's, encoded: optional keys come and go, numbers are finite", () =>

@@ -4,18 +4,20 @@
  *
  * Keywords fall into three groups.
  * - Built: `type` (nullable types included), `enum`, `const`, `properties`, `required`, `additionalProperties`,
- *   `patternProperties` (for the keys it names), `dependentRequired` and array `dependencies`, `maxProperties`,
- *   `items` (a schema, or a draft-07 tuple with `additionalItems`), `prefixItems`, `minItems`, `maxItems`,
- *   `uniqueItems` (repeats are dropped, which may leave too few items for the validator), `contains`, `minLength` and
- *   `maxLength` (in code points), `pattern`, `format` (every format the validator checks), `minimum`, `maximum`,
- *   `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`, `allOf`, `anyOf`, `oneOf`, `if`/`then`/`else`, and local
- *   `$ref`s (JSON pointers such as `#/$defs/x`, `#/definitions/x`, `#/properties/a`, `#`, and plain-name anchors).
- * - Left to the validator: `not`, `propertyNames`, `minProperties`, `dependentSchemas`, `unevaluatedProperties`,
- *   `unevaluatedItems`, and the exact-one rule of `oneOf`. Values are built without them, and the caller filters every
- *   value through the tool's own validator, which discards those these keywords refuse.
+ *   `patternProperties` (values of declared keys it governs, and keys made from each pattern a string can be built
+ *   for), `dependentRequired` and array `dependencies`, `minProperties`, `maxProperties`, `items` (a schema, or a
+ *   draft-07 tuple with `additionalItems`), `prefixItems`, `minItems`, `maxItems`, `uniqueItems` (repeats are
+ *   dropped, which may leave too few items for the validator), `contains`, `minLength` and `maxLength` (in code
+ *   points), `pattern`, `format` (every format the validator checks), `minimum`, `maximum`, `exclusiveMinimum`,
+ *   `exclusiveMaximum`, `multipleOf`, `allOf`, `anyOf`, `oneOf`, `if`/`then`/`else`, and local `$ref`s (JSON pointers
+ *   such as `#/$defs/x`, `#/definitions/x`, `#/properties/a`, `#`, and plain-name anchors).
+ * - Left to the validator: `not`, `propertyNames`, `dependentSchemas`, `unevaluatedProperties`, `unevaluatedItems`,
+ *   and the exact-one rule of `oneOf`. Values are built without them, and the caller filters every value through the
+ *   tool's own validator, which discards those these keywords refuse.
  * - Refused, with the reason and where: references that leave the schema or are dynamic (`$dynamicRef`,
  *   `$recursiveRef`), and patterns with lookarounds, word boundaries, backreferences, Unicode property escapes or
- *   inline modifiers, which no string can be built for.
+ *   inline modifiers, which no string can be built for. Such a pattern in `patternProperties` is not refused: it
+ *   makes no keys, and still governs the keys that match it.
  *
  * Recursive schemas are unrolled a few references deep: past that, optional parts are left out and arrays are empty;
  * a recursion with no way out is a schema that admits no value.
@@ -183,6 +185,9 @@ interface ObjectPart {
   readonly additional: Located | undefined
 }
 
+/** A key made from a `patternProperties` pattern and its value, or `undefined` for one that cannot be used. */
+type PatternEntry = readonly [string, Json] | undefined
+
 /** A choice among branches: `anyOf`, `oneOf`, or `if` with `then` and `else`. */
 interface Group {
   readonly key: string
@@ -210,8 +215,9 @@ interface Shape {
   properties: Map<string, Array<Located>>
   required: Set<string>
   objects: Array<ObjectPart>
-  patternProperties: Array<{ readonly regex: RegExp; readonly schema: Located }>
+  patternProperties: Array<{ readonly source: string; readonly regex: RegExp; readonly schema: Located }>
   dependentRequired: Array<readonly [string, ReadonlyArray<string>]>
+  minProperties: number
   maxProperties: number
   groups: Array<Group>
   hints: Set<JsonType>
@@ -240,6 +246,7 @@ const emptyShape = (pointer: string): Shape => ({
   objects: [],
   patternProperties: [],
   dependentRequired: [],
+  minProperties: 0,
   maxProperties: Infinity,
   groups: [],
   hints: new Set()
@@ -263,6 +270,7 @@ const objectKeywords = [
   "required",
   "additionalProperties",
   "patternProperties",
+  "minProperties",
   "maxProperties",
   "dependentRequired"
 ]
@@ -482,7 +490,11 @@ export class Compiler {
           )
         }
         patterns.push(regex)
-        shape.patternProperties.push({ regex, schema: child(`patternProperties/${escapePointer(source)}`, schema) })
+        shape.patternProperties.push({
+          source,
+          regex,
+          schema: child(`patternProperties/${escapePointer(source)}`, schema)
+        })
       }
     }
     if (Array.isArray(s.required)) for (const name of s.required) if (typeof name === "string") shape.required.add(name)
@@ -495,6 +507,7 @@ export class Compiler {
       // The schema form of `dependencies` is left to the validator.
       if (Array.isArray(needed)) shape.dependentRequired.push([name, needed.filter((n) => typeof n === "string")])
     }
+    shape.minProperties = Math.max(shape.minProperties, numberOf(s.minProperties) ?? 0)
     shape.maxProperties = Math.min(shape.maxProperties, numberOf(s.maxProperties) ?? Infinity)
     if (declared.size > 0 || patterns.length > 0 || "additionalProperties" in s) {
       shape.objects.push({
@@ -676,6 +689,7 @@ export class Compiler {
 
   #object(shape: Shape): Arbitrary.Arbitrary<Json> {
     const names = [...new Set([...shape.properties.keys(), ...shape.required])]
+    const named: ReadonlySet<string> = new Set(names)
     const fields: Array<Field> = []
     for (const name of names) {
       const list = [...(shape.properties.get(name) ?? [])]
@@ -692,18 +706,30 @@ export class Compiler {
         // An optional property no value can be built for is left out.
       }
     }
+    // How many undeclared keys it takes to reach `minProperties` when every declared one is present.
+    const needed = Math.max(0, Math.min(shape.minProperties, shape.maxProperties) - fields.length)
+    const room = shape.maxProperties > shape.required.size
+    const byPattern = room ? this.#patternEntry(shape, named) : undefined
+    const patterned: Arbitrary.Arbitrary<ReadonlyArray<PatternEntry>> = byPattern === undefined
+      ? Arbitrary.Constant([])
+      : Arbitrary.array(byPattern, { minLength: needed, maxLength: needed + extraKeys })
     let extras: Arbitrary.Arbitrary<ReadonlyArray<readonly [string, Json]>> = Arbitrary.Constant([])
     const additional = shape.objects.flatMap((part) => part.additional === undefined ? [] : [part.additional])
-    if (shape.maxProperties > shape.required.size) {
+    if (room) {
       try {
         const value = additional.length === 0 ? scalarJson : this.#all(additional)
-        extras = Arbitrary.array(Arbitrary.all([Arbitrary.schema(Schema.String), value]), { maxLength: extraKeys })
+        // Keys made from patterns reach `minProperties` when there are any; random ones otherwise.
+        const least = byPattern === undefined ? needed : 0
+        extras = Arbitrary.array(Arbitrary.all([Arbitrary.schema(Schema.String), value]), {
+          minLength: least,
+          maxLength: least + extraKeys
+        })
       } catch (error) {
         if (!(error instanceof NoValue)) throw error
       }
     }
     const isDeclared = (key: string): boolean =>
-      names.includes(key) || shape.patternProperties.some(({ regex }) => regex.test(key))
+      named.has(key) || shape.patternProperties.some(({ regex }) => regex.test(key))
     const present = Arbitrary.all(fields.map((field) =>
       field.required
         ? Arbitrary.map(field.value, (value) => ({ present: true, value }))
@@ -712,18 +738,30 @@ export class Compiler {
           ([present, value]) => ({ present, value })
         )
     ))
-    return Arbitrary.map(Arbitrary.all([present, extras]), ([chosen, more]): Json => {
+    return Arbitrary.map(Arbitrary.all([present, patterned, extras]), ([chosen, fromPatterns, more]): Json => {
       const values = new Map<string, Json>()
       const wanted = new Set<string>()
       fields.forEach((field, i) => {
         values.set(field.name, chosen[i]!.value)
         if (chosen[i]!.present) wanted.add(field.name)
       })
-      // Optional keys beyond `maxProperties` are dropped, then the keys that present ones require are added.
+      // Optional keys beyond `maxProperties` are dropped.
       for (const field of fields) {
         if (wanted.size <= shape.maxProperties) break
         if (!field.required) wanted.delete(field.name)
       }
+      // Keys it does not declare: those made from its patterns first, then those an open object takes.
+      const undeclared = new Map<string, Json>()
+      for (const entry of fromPatterns) {
+        if (entry !== undefined && !undeclared.has(entry[0])) undeclared.set(entry[0], entry[1])
+      }
+      for (const [key, value] of more) if (!isDeclared(key) && !undeclared.has(key)) undeclared.set(key, value)
+      // Too few keys for `minProperties` (a pattern that names few keys): optional declared ones are added.
+      for (const field of fields) {
+        if (wanted.size + undeclared.size >= shape.minProperties || wanted.size >= shape.maxProperties) break
+        wanted.add(field.name)
+      }
+      // Then the keys that present ones require.
       let grew = true
       while (grew) {
         grew = false
@@ -738,15 +776,73 @@ export class Compiler {
         }
       }
       const out: Record<string, Json> = {}
-      const define = (key: string, value: Json) =>
+      let size = 0
+      const define = (key: string, value: Json) => {
         Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true })
+        size++
+      }
       for (const field of fields) if (wanted.has(field.name)) define(field.name, values.get(field.name)!)
-      for (const [key, value] of more) {
-        if (Object.keys(out).length >= shape.maxProperties) break
-        if (!isDeclared(key) && !Object.hasOwn(out, key)) define(key, value)
+      for (const [key, value] of undeclared) {
+        if (size >= shape.maxProperties) break
+        define(key, value)
       }
       return out
     })
+  }
+
+  /**
+   * A key made from one of the `patternProperties` patterns strings can be built for, with a value that every schema
+   * governing that key admits; `undefined` for a key that is declared, or whose schemas admit no value together.
+   * `undefined` as a whole when no pattern makes keys.
+   */
+  #patternEntry(shape: Shape, named: ReadonlySet<string>): Arbitrary.Arbitrary<PatternEntry> | undefined {
+    // Keys governed by the same schemas share one generator of values.
+    const byGovernors = new Map<string, Arbitrary.Arbitrary<Json> | undefined>()
+    const valueOf = (key: string): Arbitrary.Arbitrary<Json> | undefined => {
+      const list: Array<Located> = []
+      const signature: Array<string> = []
+      shape.patternProperties.forEach(({ regex, schema }, i) => {
+        if (!regex.test(key)) return
+        list.push(schema)
+        signature.push(`p${i}`)
+      })
+      shape.objects.forEach((part, i) => {
+        if (part.additional === undefined || part.patterns.some((regex) => regex.test(key))) return
+        list.push(part.additional)
+        signature.push(`a${i}`)
+      })
+      const id = signature.join(",")
+      if (byGovernors.has(id)) return byGovernors.get(id)
+      let value: Arbitrary.Arbitrary<Json> | undefined
+      try {
+        value = this.#all(list)
+      } catch (error) {
+        if (!(error instanceof NoValue)) throw error
+      }
+      byGovernors.set(id, value)
+      return value
+    }
+    const entries: Array<Arbitrary.Arbitrary<PatternEntry>> = []
+    for (const { source, schema } of shape.patternProperties) {
+      // A pattern no string can be built for makes no keys: the validator still checks those of other sources.
+      if (unbuildablePatternFeature(source) !== undefined) continue
+      try {
+        this.#all([schema])
+      } catch (error) {
+        if (!(error instanceof NoValue)) throw error
+        // No value can stand under this pattern, so no key of it can either.
+        continue
+      }
+      const keyShape = emptyShape(schema.pointer)
+      keyShape.patterns.push(source)
+      entries.push(Arbitrary.flatMap(strings(keyShape), (key): Arbitrary.Arbitrary<PatternEntry> => {
+        const value = typeof key === "string" && !named.has(key) ? valueOf(key) : undefined
+        return value === undefined
+          ? Arbitrary.Constant(undefined)
+          : Arbitrary.map(value, (value): PatternEntry => [key as string, value])
+      }))
+    }
+    return entries.length === 0 ? undefined : oneOf(entries)
   }
 }
 
