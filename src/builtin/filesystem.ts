@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Data, Effect, FileSystem, Glob, Option, Path, Schema } from "effect"
+import { Context, Data, Effect, FileSystem, Glob, Option, Path, Result, Schema } from "effect"
 import type * as DynamicTool from "../DynamicTool.ts"
 import * as Tool from "../Tool.ts"
 import * as ToolExecutionError from "../ToolExecutionError.ts"
@@ -174,8 +174,11 @@ const DirectoryEntry = Schema.Struct({
 const DirectoryListing = Schema.Struct({
   path: Schema.String.annotate({ description: "The folder listed, relative to the root folder" }),
   entries: Schema.Array(DirectoryEntry).annotate({ description: "The entries, sorted by name" }),
-  total: Schema.Int.annotate({ description: "How many entries the folder has" }),
-  truncated: Schema.Boolean.annotate({ description: "True when only the first entries are listed" })
+  total: Schema.Int.annotate({ description: "How many entries the folder has that can be listed" }),
+  truncated: Schema.Boolean.annotate({ description: "True when only the first entries are listed" }),
+  reason: Schema.optionalKey(
+    Schema.String.annotate({ description: "Why some entries of the folder are left out, when some are" })
+  )
 })
 
 /**
@@ -355,6 +358,49 @@ const requireFolder = (info: FileSystem.File.Info, shown: string): Effect.Effect
     ? Effect.void
     : Effect.fail(ToolExecutionError.invalidArgs(`${quote(shown)} is not a folder: use read_file or file_info`))
 
+/** What Node puts in a name it reads for bytes that are not UTF-8. */
+const replacementCharacter = "\uFFFD"
+
+/**
+ * The entries of a folder (reached at `at`) that a tool can be given back by name, and how many are left out. Node
+ * reads names as UTF-8 and puts U+FFFD for bytes that are not: such a name leads nowhere, and every tool would say
+ * it does not exist. A name with U+FFFD in it (which a name may hold, as UTF-8) is kept only when looking it up
+ * finds it, and only once: two names that read alike are one path.
+ */
+const nameableEntries = (
+  root: Root,
+  at: string,
+  entries: ReadonlyArray<FileSystem.DirectoryEntry>
+): Effect.Effect<{ readonly entries: ReadonlyArray<FileSystem.DirectoryEntry>; readonly leftOut: number }> =>
+  Effect.gen(function*() {
+    if (!entries.some((entry) => entry.name.includes(replacementCharacter))) return { entries, leftOut: 0 }
+    const kept: Array<FileSystem.DirectoryEntry> = []
+    const looked = new Set<string>()
+    let leftOut = 0
+    for (const entry of entries) {
+      if (!entry.name.includes(replacementCharacter)) {
+        kept.push(entry)
+        continue
+      }
+      if (looked.has(entry.name)) {
+        leftOut++
+        continue
+      }
+      looked.add(entry.name)
+      const found = yield* Effect.result(root.fs.lstat(root.path.join(at, entry.name)))
+      // Only "not found" says the name leads nowhere; any other failure (a folder that cannot be searched) is no
+      // different for this name than for the others, which are kept.
+      if (Result.isFailure(found) && found.failure.reason._tag === "NotFound") leftOut++
+      else kept.push(entry)
+    }
+    return { entries: kept, leftOut }
+  })
+
+const unnameable = (count: number): string =>
+  count === 1
+    ? "1 entry is left out: its name is not valid UTF-8, so no tool can name it"
+    : `${count} entries are left out: their names are not valid UTF-8, so no tool can name them`
+
 /** Bytes with a NUL in their first 8000 are binary, as git decides. */
 const looksBinary = (bytes: Uint8Array): boolean => bytes.subarray(0, 8000).includes(0)
 
@@ -439,7 +485,8 @@ const listDirectory = (root: Root, limits: Limits) =>
   Tool.make("list_directory", {
     description: "List a folder under the root folder: each entry's name, type (file, directory, symlink, ...) and, " +
       `for a file, its size in bytes, sorted by name. At most ${limits.maxEntries} entries are listed; \`total\` ` +
-      "and `truncated` say when there are more. Symbolic links are listed, not followed.",
+      "and `truncated` say when there are more. Symbolic links are listed, not followed; names that are not valid " +
+      "UTF-8 are left out, and `reason` says how many.",
     parameters: ListDirectoryParameters,
     success: DirectoryListing,
     annotations: { title: "List a folder", readOnly: true, destructive: false, idempotent: true, openWorld: false },
@@ -452,9 +499,11 @@ const listDirectory = (root: Root, limits: Limits) =>
         // The folder listed, and each entry looked at, is the folder checked, even if its path is swapped meanwhile.
         return yield* withFolder(root, resolved.real, shown, Option.some(info), changed(shown), (at) =>
           Effect.gen(function*() {
-            const names = (yield* root.fs.readDirectoryEntries(at).pipe(
+            const read = yield* root.fs.readDirectoryEntries(at).pipe(
               Effect.mapError((error) => fromPlatformError(error, shown, "listed"))
-            )).map((entry) => entry.name).sort(byCodeUnits)
+            )
+            const { entries: nameable, leftOut } = yield* nameableEntries(root, at, read)
+            const names = nameable.map((entry) => entry.name).sort(byCodeUnits)
             const listed = names.slice(0, limits.maxEntries)
             const entries = yield* Effect.forEach(listed, (name) =>
               root.fs.lstat(root.path.join(at, name)).pipe(
@@ -466,7 +515,13 @@ const listDirectory = (root: Root, limits: Limits) =>
                 // An entry removed since the folder was read is reported as what is known of it: its name.
                 Effect.orElseSucceed(() => ({ name, type: "unknown" as const }))
               ), { concurrency: 8 })
-            return { path: shown, entries, total: names.length, truncated: names.length > listed.length }
+            return {
+              path: shown,
+              entries,
+              total: names.length,
+              truncated: names.length > listed.length,
+              ...(leftOut > 0 ? { reason: unnameable(leftOut) } : {})
+            }
           }))
       })
   })
@@ -645,24 +700,30 @@ const searchFiles = (root: Root, limits: Limits) =>
         let spentAtTurn = 0
         let deeper = false
         let done = false
+        let unreadable = 0
+        let leftOut = 0
         for (let next = 0; next < queue.length && !done; next++) {
           const folder = queue[next]
           const shown = shownOf(root, folder.real)
           // What a folder gives is kept only once the folder is known to be the one listed (see `withFolder`).
           const matched: Array<string> = []
           const below: Array<Pending> = []
+          let unnamed = 0
+          const changedFolder = changed(shown)
           const read = withFolder(
             root,
             folder.real,
             shown,
             folder.depth === 0 ? Option.some(startInfo) : Option.none(),
-            changed(shown),
+            changedFolder,
             (at) =>
               Effect.gen(function*() {
-                // A folder that cannot be read (its permissions, or removed since) is skipped, as `find` goes on
-                // past it.
-                const entries = yield* Effect.orElseSucceed(root.fs.readDirectoryEntries(at), () => [])
-                const names = entries.slice().sort((a, b) => byCodeUnits(a.name, b.name))
+                const entries = yield* root.fs.readDirectoryEntries(at).pipe(
+                  Effect.mapError((error) => fromPlatformError(error, shown, "listed"))
+                )
+                const nameable = yield* nameableEntries(root, at, entries)
+                unnamed = nameable.leftOut
+                const names = nameable.entries.slice().sort((a, b) => byCodeUnits(a.name, b.name))
                 for (const entry of names) {
                   if (++visited > searchVisitLimit) {
                     reasons.push(`the search stopped after looking at ${searchVisitLimit} entries`)
@@ -710,14 +771,30 @@ const searchFiles = (root: Root, limits: Limits) =>
                 }
               })
           )
-          // The folder searched must be the one asked for; a folder below it that changed (swapped for a link since
-          // it was listed, or removed) is skipped, never followed.
-          if (folder.depth === 0) yield* read
-          else if (Option.isNone(yield* Effect.option(read))) continue
+          // The folder searched must be the one asked for, and readable: it fails as list_directory would. A folder
+          // below it that changed (swapped for a link since it was listed, or removed) is skipped, never followed; one
+          // that cannot be read (its permissions) is gone on past, as `find` does, and counted: the search is then
+          // incomplete, and says so.
+          if (folder.depth === 0) {
+            yield* read
+          } else {
+            const outcome = yield* Effect.result(read)
+            if (Result.isFailure(outcome)) {
+              // `changedFolder` comes back with its cause attached: it is told by its message.
+              const skipped = outcome.failure.message === changedFolder.message || outcome.failure.kind === "not_found"
+              if (!skipped) unreadable++
+              continue
+            }
+          }
+          leftOut += unnamed
           found.push(...matched)
           queue.push(...below)
         }
         if (deeper) reasons.push(`folders more than ${limits.maxDepth} levels deep were not searched`)
+        if (unreadable > 0) {
+          reasons.push(unreadable === 1 ? "1 folder could not be read" : `${unreadable} folders could not be read`)
+        }
+        if (leftOut > 0) reasons.push(unnameable(leftOut))
         return {
           path: start.shown,
           matches: found,
@@ -948,6 +1025,9 @@ const checkRoot = (
  *   (its results, its depth, the entries it looks at, and the work its pattern costs) are capped too. A glob's
  *   `{…}` groups may give at most 8 alternatives in all, not nested, and it may have at most 16 `*`. A long search
  *   gives other calls a turn every thousand entries, and can be interrupted.
+ * - A name that is not valid UTF-8 is never listed or matched (no tool could be given it back); `list_directory` and
+ *   `search_files` say how many they left out. Folders below the start that a search cannot read are gone on past,
+ *   and counted: the search then says it is truncated.
  * - Writes go to a temporary file in the same folder, then a rename: atomic, never through a link, never outside the
  *   root, at most `maxBytes`. Missing folders are made one by one, each in the folder checked; one made in a folder
  *   swapped meanwhile is removed again.

@@ -30,6 +30,7 @@ import {
   failed,
   jsonOf,
   namesIn,
+  reaches,
   sandbox,
   seen,
   succeeded,
@@ -666,6 +667,61 @@ describe("search_files", () => {
         matches: ["a.txt"],
         truncated: false
       })
+    }))
+  /**
+   * Node's file system, except that listing the folders `locked` picks (however they are reached) is denied, as the
+   * operating system denies a folder of another user's; whoever runs the test (root may list all).
+   */
+  const lockedFolders = (locked: (at: string) => boolean) =>
+    changedFileSystem((fs) => ({
+      ...fs,
+      readDirectoryEntries: (at) =>
+        locked(at)
+          ? Effect.fail(
+            PlatformError.systemError({
+              _tag: "PermissionDenied",
+              module: "FileSystem",
+              method: "readDirectoryEntries",
+              pathOrDescriptor: at
+            })
+          )
+          : fs.readDirectoryEntries(at)
+    }))
+
+  it.effect("folders below that cannot be read are gone on past, counted, and make the search truncated", () =>
+    Effect.gen(function*() {
+      const box = yield* sandbox
+      writeFiles(box.root, {
+        "a-match.txt": "",
+        "docs/match.md": "",
+        "docs/locked/match.txt": "",
+        "src/locked/deeper/match.ts": "",
+        "src/open/match.ts": ""
+      })
+      const locked = [box.inRoot("docs/locked"), box.inRoot("src/locked")].map(reaches)
+      const set = yield* build({ root: box.root }, lockedFolders((at) => locked.some((reached) => reached(at))))
+      assert.deepStrictEqual(yield* search(set, { pattern: "match" }), {
+        path: ".",
+        matches: ["a-match.txt", "docs/match.md", "src/open/match.ts"],
+        truncated: true,
+        reason: "2 folders could not be read"
+      })
+      assert.deepStrictEqual(yield* search(set, { pattern: "match", path: "docs" }), {
+        path: "docs",
+        matches: ["docs/match.md"],
+        truncated: true,
+        reason: "1 folder could not be read"
+      })
+    }))
+
+  it.effect("a start folder that cannot be read fails as list_directory fails for it", () =>
+    Effect.gen(function*() {
+      const box = yield* sandbox
+      writeFiles(box.root, { "docs/locked/match.txt": "" })
+      const set = yield* build({ root: box.root }, lockedFolders(reaches(box.inRoot("docs/locked"))))
+      const refusal = failed("permission_denied", "the operating system denied access to \"docs/locked\"")
+      assert.deepStrictEqual(seen(yield* call(set, "list_directory", { path: "docs/locked" })), refusal)
+      assert.deepStrictEqual(seen(yield* call(set, "search_files", { pattern: "match", path: "docs/locked" })), refusal)
     }))
 })
 
