@@ -58,6 +58,30 @@ const summarize = (result: ToolResult.ToolResult) => ({
 
 const other = "the tool failed"
 
+/**
+ * Two 2019-09 trees that recurse by `$recursiveAnchor`, new objects on each call: one that takes any object at every
+ * level, and one that takes only `n`, a number, and `child`, at every level.
+ */
+const recursiveTrees = () => ({
+  loose: {
+    $schema: "https://json-schema.org/draft/2019-09/schema",
+    $recursiveAnchor: true,
+    type: "object",
+    properties: { child: { $recursiveRef: "#" } }
+  },
+  strict: {
+    $schema: "https://json-schema.org/draft/2019-09/schema",
+    $recursiveAnchor: true,
+    type: "object",
+    properties: { n: { type: "number" }, child: { $recursiveRef: "#" } },
+    required: ["n"],
+    additionalProperties: false
+  }
+})
+
+/** A value the loose tree of {@link recursiveTrees} takes and the strict one does not. */
+const nestedTree = { child: { child: {} } }
+
 const Draft07 = echoing("create_commit", draft07Schema)
 const Draft2020 = echoing("route", draft2020Schema)
 
@@ -268,6 +292,75 @@ describe("DynamicTool.make", () => {
           "- $.mode: must be equal to one of the allowed values"
         ].join("\n"))
       }))
+    it.effect("2019-09 schemas that recurse by $recursiveAnchor each follow their own, whichever tool runs first", () =>
+      Effect.gen(function*() {
+        const broken = { n: 1, child: { x: "not allowed", n: "one" } }
+        for (const order of [["loose", "strict"], ["strict", "loose"]] as const) {
+          // New schemas for each order: a schema's validator is compiled once, on its first call.
+          const { loose, strict } = recursiveTrees()
+          const set = ToolSet.make(echoing("loose", loose), echoing("strict", strict))
+          const outcomes: Record<string, unknown> = {}
+          for (const name of order) {
+            outcomes[name] = summarize(yield* execute(set, call(name, name === "loose" ? nestedTree : broken)))
+          }
+          const message = [
+            "tool arguments did not match the schema:",
+            "- $.child.x: is not allowed",
+            "- $.child.n: must be number"
+          ].join("\n")
+          assert.deepStrictEqual(outcomes, {
+            loose: { status: "success", kind: undefined, modelText: undefined, message: undefined },
+            strict: { status: "error", kind: "invalid_args", modelText: message, message }
+          }, order.join(" first, then "))
+        }
+      }))
+
+    it.effect("a nullable without a type, as OpenAPI generators write it, is ignored: calls run and are checked", () =>
+      Effect.gen(function*() {
+        received.length = 0
+        const UpdateIssue = echoing("update_issue", {
+          type: "object",
+          properties: { milestone: { nullable: true, allOf: [{ $ref: "#/$defs/Milestone" }] } },
+          $defs: { Milestone: { type: "object", properties: { id: { type: "integer" } } } }
+        })
+        const set = ToolSet.make(UpdateIssue)
+        for (const args of [{}, { milestone: { id: 1 } }]) {
+          assert.strictEqual((yield* execute(set, call("update_issue", args))).status, "success", JSON.stringify(args))
+        }
+        assert.deepStrictEqual(received, [{}, { milestone: { id: 1 } }])
+        // For JSON Schema `nullable` means nothing: null is not an object.
+        const refused = [{ milestone: { id: "1" } }, { milestone: null }]
+        const messages: Array<string | undefined> = []
+        for (const args of refused) messages.push(summarize(yield* execute(set, call("update_issue", args))).message)
+        assert.deepStrictEqual(messages, [
+          "tool arguments did not match the schema:\n- $.milestone.id: must be integer",
+          "tool arguments did not match the schema:\n- $.milestone: must be object"
+        ])
+      }))
+
+    it.effect("a decimal multipleOf accepts the amounts a model writes: 19.99 is a multiple of 0.01", () =>
+      Effect.gen(function*() {
+        const Pay = echoing("pay", {
+          type: "object",
+          properties: { amount: { type: "number", multipleOf: 0.01 } },
+          required: ["amount"]
+        })
+        const set = ToolSet.make(Pay)
+        const outcomes: Array<unknown> = []
+        for (const amount of [19.99, 4.35, 0.07, 1.1, 20, 0.015]) {
+          const result = summarize(yield* execute(set, call("pay", `{"amount":${amount}}`)))
+          outcomes.push(result.status === "success" ? "success" : result.message)
+        }
+        assert.deepStrictEqual(outcomes, [
+          "success",
+          "success",
+          "success",
+          "success",
+          "success",
+          "tool arguments did not match the schema:\n- $.amount: must be multiple of 0.01"
+        ])
+      }))
+
     it.effect("recursive schemas, with the `$ref: \"#\"` zod 4 writes for a type that contains itself", () =>
       Effect.gen(function*() {
         const tree = {
@@ -318,6 +411,36 @@ describe("DynamicTool.make", () => {
           assert.strictEqual(summary.modelText, other)
           assert.match(summary.message!, /^tool `search` returned an output that cannot be encoded: the output does not match the outputSchema:\n- \$\.hits/)
           assert.notInclude(summary.message!, "SECRET")
+        }
+      }))
+
+    it.effect("outputSchemas that recurse by $recursiveAnchor each follow their own, whichever tool runs first", () =>
+      Effect.gen(function*() {
+        const broken = { n: 1, child: { x: "not allowed", n: "one" } }
+        for (const order of [["loose", "strict"], ["strict", "loose"]] as const) {
+          // New schemas for each order: a schema's validator is compiled once, on its first call.
+          const { loose, strict } = recursiveTrees()
+          const returning = (name: string, schema: DynamicTool.JsonSchema, value: unknown) =>
+            DynamicTool.make(name, {
+              description: "Returns a tree",
+              parameters: { type: "object" },
+              outputSchema: schema,
+              call: () => Effect.succeed(value)
+            })
+          const set = ToolSet.make(returning("loose", loose, nestedTree), returning("strict", strict, broken))
+          const outcomes: Record<string, unknown> = {}
+          for (const name of order) {
+            const summary = summarize(yield* execute(set, call(name, "{}")))
+            outcomes[name] = [summary.status, summary.message]
+          }
+          assert.deepStrictEqual(outcomes, {
+            loose: ["success", undefined],
+            strict: [
+              "error",
+              "tool `strict` returned an output that cannot be encoded: the output does not match the outputSchema:\n" +
+              "- $.child.x: is not allowed\n- $.child.n: must be number"
+            ]
+          }, order.join(" first, then "))
         }
       }))
 

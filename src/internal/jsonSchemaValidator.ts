@@ -7,14 +7,26 @@
  * that draft's meta-schema added, `Ajv2019` for 2019-09 and `Ajv2020` for everything else, with all errors, without strict mode (schemas written for other validators carry keywords ajv
  * does not know), with own properties only (`required: ["toString"]` is not met by `{}`), and with the formats of
  * `ajv-formats`. Schemas only ever resolve references inside themselves: a `$ref` to anything else is refused when
- * the tool is made, and ajv is never given a way to fetch one.
+ * the tool is made, and ajv is never given a way to fetch one. Where ajv reads a schema otherwise than JSON Schema
+ * does, this module reads it as JSON Schema: `const`, `enum` and `uniqueItems` compare JSON values, `multipleOf`
+ * compares decimals, and a `nullable` that ajv would refuse to compile is ignored.
  *
  * ajv is loaded on first use, with a synchronous `require`, not imported: loading it and its formats costs tens of
  * milliseconds per dialect, which a program that never makes a runtime tool should not pay, and a tool's schema must
  * be refused synchronously, where the tool is made, which a dynamic `import()` cannot do.
  */
 import { Result } from "effect"
-import type { Ajv, ErrorObject, FuncKeywordDefinition, Options, SchemaValidateFunction, ValidateFunction } from "ajv"
+import type {
+  _ as CodeTag,
+  Ajv,
+  CodeKeywordDefinition,
+  ErrorObject,
+  FuncKeywordDefinition,
+  KeywordCxt,
+  Options,
+  SchemaValidateFunction,
+  ValidateFunction
+} from "ajv"
 import type { FormatsPlugin } from "ajv-formats"
 import { createRequire } from "node:module"
 import { bounded, formatPath } from "./issues.ts"
@@ -56,7 +68,8 @@ export interface JsonSchemaValidator {
   readonly schema: object
   /**
    * Succeeds for a value the schema accepts, with a shared result: nothing is allocated on that path, except the
-   * key list ajv's own-properties mode takes of each object it checks for additional properties.
+   * key list ajv's own-properties mode takes of each object it checks for additional properties, and the digits a
+   * `multipleOf` compares of a number that is not an integer.
    */
   readonly validate: (value: unknown) => Result.Result<void, ValidationFailure>
 }
@@ -67,9 +80,15 @@ export interface JsonSchemaValidator {
 
 type AjvConstructor = new(options: Options) => Ajv
 
+/** What this module takes from a dialect's ajv module: its class, and the tag ajv writes validator code with. */
+interface AjvModule {
+  readonly default: AjvConstructor
+  readonly _: typeof CodeTag
+}
+
 const requireHere = createRequire(import.meta.url)
 
-const constructors: Partial<Record<JsonSchemaDialect, AjvConstructor>> = {}
+const ajvModules: Partial<Record<JsonSchemaDialect, AjvModule>> = {}
 let formats: FormatsPlugin | undefined
 let draft06MetaSchema: object | undefined
 
@@ -81,13 +100,13 @@ const modules: Record<JsonSchemaDialect, string> = {
   "draft-2020-12": "ajv/dist/2020"
 }
 
-const constructorOf = (dialect: JsonSchemaDialect): AjvConstructor => {
-  let constructor = constructors[dialect]
-  if (constructor === undefined) {
-    constructor = (requireHere(modules[dialect]) as { readonly default: AjvConstructor }).default
-    constructors[dialect] = constructor
+const ajvModuleOf = (dialect: JsonSchemaDialect): AjvModule => {
+  let ajvModule = ajvModules[dialect]
+  if (ajvModule === undefined) {
+    ajvModule = requireHere(modules[dialect]) as AjvModule
+    ajvModules[dialect] = ajvModule
   }
-  return constructor
+  return ajvModule
 }
 
 const formatsPlugin = (): FormatsPlugin => {
@@ -107,7 +126,8 @@ const patternRegExp = Object.assign(
 )
 
 const makeAjv = (dialect: JsonSchemaDialect, options: Options): Ajv => {
-  const ajv = new (constructorOf(dialect))({
+  const ajvModule = ajvModuleOf(dialect)
+  const ajv = new ajvModule.default({
     strict: false,
     ownProperties: true,
     // A library writes nothing to the console: an unknown format or keyword is ignored, as the dialects allow.
@@ -120,10 +140,12 @@ const makeAjv = (dialect: JsonSchemaDialect, options: Options): Ajv => {
     draft06MetaSchema ??= requireHere("ajv/dist/refs/json-schema-draft-06.json") as object
     ajv.addMetaSchema(draft06MetaSchema)
   }
-  for (const keyword of jsonEqualityKeywords) {
-    ajv.removeKeyword(keyword.keyword as string)
-    ajv.addKeyword(keyword)
-  }
+  const code = ajvModule._
+  replaceKeyword(ajv, "multipleOf", multipleOfCode(code))
+  replaceKeyword(ajv, "const", constCode(code))
+  replaceKeyword(ajv, "enum", enumCode(code))
+  ajv.removeKeyword("uniqueItems")
+  ajv.addKeyword(uniqueItemsKeyword)
   return ajv
 }
 
@@ -139,38 +161,119 @@ const metaCheckerOf = (dialect: JsonSchemaDialect): Ajv => {
   return ajv
 }
 
+/**
+ * Puts `code` where ajv's own code for `keyword` was, with ajv's own definition at hand. The keyword keeps the rest of
+ * ajv's definition (its data type, schema type and error), so that its failures read as ajv's do. Added again, it
+ * comes last among the keywords of its data type, where `multipleOf` already was among the number keywords.
+ */
+const replaceKeyword = (
+  ajv: Ajv,
+  keyword: string,
+  code: (cxt: KeywordCxt, own: CodeKeywordDefinition) => void
+): void => {
+  const own = ajv.getKeyword(keyword) as CodeKeywordDefinition
+  ajv.removeKeyword(keyword)
+  ajv.addKeyword({ ...own, code: (cxt) => code(cxt, own) })
+}
+
+// `multipleOf`: ajv tests whether the value divided by the step is an integer in binary floating point, where 19.99 /
+// 0.01 is 1998.9999999999998, so that 19.99 is refused; and reads that integer with `parseInt`, which reads 1e21 as 1.
+
+/** Checks `multipleOf` with {@link isMultipleOf}: one function, shared by every `multipleOf` of the schema. */
+const multipleOfCode = (code: typeof CodeTag) => (cxt: KeywordCxt): void => {
+  const test = cxt.gen.scopeValue("func", { ref: isMultipleOf })
+  cxt.fail(code`!${test}(${cxt.data}, ${cxt.schemaCode})`)
+}
+
+/**
+ * Whether `value` is a whole multiple of `step`, both read as the decimals JSON writes: 19.99 is 1999 hundredths, a
+ * multiple of 0.01. A number that is not an integer is read as the shortest decimal that is that number, which is the
+ * text a model writes for it; an integer (every number from 2^53 on is one) as exactly itself. A step of 0, which no
+ * dialect allows, constrains nothing, as in ajv.
+ */
+const isMultipleOf = (value: number, step: number): boolean => {
+  if (step === 0) return true
+  if (!Number.isFinite(value)) return false
+  if (Number.isSafeInteger(value) && Number.isSafeInteger(step)) return value % step === 0
+  const [valueDigits, valueExponent] = decimalOf(value)
+  const [stepDigits, stepExponent] = decimalOf(step)
+  const exponent = Math.min(valueExponent, stepExponent)
+  const scaledValue = valueDigits * 10n ** BigInt(valueExponent - exponent)
+  const scaledStep = stepDigits * 10n ** BigInt(stepExponent - exponent)
+  return scaledValue % scaledStep === 0n
+}
+
+/** A finite number as digits and a power of ten: 19.99 is 1999 × 10^-2, 1.5e-7 is 15 × 10^-8, 2^70 is 2^70 × 10^0. */
+const decimalOf = (value: number): readonly [digits: bigint, exponent: number] => {
+  if (Number.isInteger(value)) return [BigInt(value), 0]
+  // Not an integer, so below 2^53: written with a point, and with an exponent only below 1e-6 ("1.5e-7").
+  const [significand = "", exponent = "0"] = String(value).split("e")
+  const point = significand.indexOf(".")
+  return point === -1
+    ? [BigInt(significand), Number(exponent)]
+    : [
+      BigInt(significand.slice(0, point) + significand.slice(point + 1)),
+      Number(exponent) - (significand.length - point - 1)
+    ]
+}
+
 // The keywords that compare values: ajv's own compare objects with fast-deep-equal, which calls the `valueOf` and
 // `toString` it finds on them, so that `{"toString": {}}` against an object `const` or `enum` throws instead of
 // failing; and its `uniqueItems` indexes strings in a plain object, where `"__proto__"` is no key, so that
 // `["__proto__", "__proto__"]` passes. These compare canonical JSON text instead, and call nothing a value holds.
+//
+// Each is one function for the whole schema, given the keyword's value where the value is checked, with what it
+// prepares from that value kept by the value: a function compiled for each keyword would be a value ajv keeps beside
+// the validator, and compiling slows far faster than those values grow in number (2,000 `enum`s compiled three times
+// as slowly as with ajv's own code, 10,000 exhausted the stack).
 
-/** A test for the JSON values equal to `expected`: numbers and strings by value, objects and arrays by content. */
-const equalTo = (expected: unknown): (value: unknown) => boolean => {
-  if (typeof expected !== "object" || expected === null) return (value) => value === expected
-  const canonical = canonicalJson(expected)
-  return (value) => typeof value === "object" && value !== null && canonicalJson(value) === canonical
+/** Whether a `const` or `enum` value is a scalar: a string, a number, a boolean or null. */
+const isScalar = (value: unknown): boolean => typeof value !== "object" || value === null
+
+/** `const`: ajv's own code for a scalar, which compares with `===` and calls nothing; {@link isEqualTo} otherwise. */
+const constCode = (code: typeof CodeTag) => (cxt: KeywordCxt, own: CodeKeywordDefinition): void => {
+  if (isScalar(cxt.schema)) return own.code(cxt)
+  const test = cxt.gen.scopeValue("func", { ref: isEqualTo })
+  cxt.fail(code`!${test}(${cxt.schemaCode}, ${cxt.data})`)
 }
 
-const constKeyword: FuncKeywordDefinition = {
-  keyword: "const",
-  errors: false,
-  error: { message: "must be equal to constant" },
-  compile: (expected: unknown) => equalTo(expected)
+/**
+ * `enum`, by {@link isOneOf}. Not ajv's own code even for scalars: that compares the value with each allowed one in
+ * turn, on every call (some thirty times as slowly as a lookup for 1,000 values), and refuses to compile an empty
+ * list, which the dialects allow and which accepts nothing.
+ */
+const enumCode = (code: typeof CodeTag) => (cxt: KeywordCxt): void => {
+  const test = cxt.gen.scopeValue("func", { ref: isOneOf })
+  cxt.fail(code`!${test}(${cxt.schemaCode}, ${cxt.data})`)
 }
 
-const enumKeyword: FuncKeywordDefinition = {
-  keyword: "enum",
-  schemaType: "array",
-  errors: false,
-  error: { message: "must be equal to one of the allowed values" },
-  compile: (allowed: ReadonlyArray<unknown>) => {
-    const scalars = new Set(allowed.filter((value) => typeof value !== "object" || value === null))
-    const structures = new Set(allowed.filter((value) => typeof value === "object" && value !== null).map(canonicalJson))
-    return (value: unknown) =>
-      typeof value === "object" && value !== null
-        ? structures.size > 0 && structures.has(canonicalJson(value))
-        : scalars.has(value)
+/** The canonical JSON text of each object or array `const`, made on its first use. */
+const canonicalConsts = new WeakMap<object, string>()
+
+/** Whether `value` is the JSON value `expected`, an object or an array, whatever the order of the keys of either. */
+const isEqualTo = (expected: object, value: unknown): boolean => {
+  let canonical = canonicalConsts.get(expected)
+  if (canonical === undefined) {
+    canonical = canonicalJson(expected)
+    canonicalConsts.set(expected, canonical)
   }
+  return !isScalar(value) && canonicalJson(value) === canonical
+}
+
+/** The test of each `enum` list, made on its first use. */
+const enumTests = new WeakMap<ReadonlyArray<unknown>, (value: unknown) => boolean>()
+
+/** Whether `value` is one of the JSON values `allowed`: scalars by value, objects and arrays by content. */
+const isOneOf = (allowed: ReadonlyArray<unknown>, value: unknown): boolean => {
+  let test = enumTests.get(allowed)
+  if (test === undefined) {
+    const scalars = new Set(allowed.filter(isScalar))
+    const structures = new Set(allowed.filter((one) => !isScalar(one)).map(canonicalJson))
+    test = (candidate) =>
+      isScalar(candidate) ? scalars.has(candidate) : structures.size > 0 && structures.has(canonicalJson(candidate))
+    enumTests.set(allowed, test)
+  }
+  return test(value)
 }
 
 const uniqueItemsValidate: SchemaValidateFunction = (schema: unknown, data: unknown): boolean => {
@@ -195,8 +298,6 @@ const uniqueItemsKeyword: FuncKeywordDefinition = {
   errors: true,
   validate: uniqueItemsValidate
 }
-
-const jsonEqualityKeywords = [constKeyword, enumKeyword, uniqueItemsKeyword]
 
 /** JSON text in which equal values, objects with their keys in any order included, are equal strings. */
 const canonicalJson = (value: unknown): string =>
@@ -550,8 +651,10 @@ const valid: Result.Result<void, ValidationFailure> = Result.succeed(undefined)
 
 /**
  * The context ajv's validators take as their second argument. Without one, each call builds an empty one, and a
- * 2020-12 validator an empty map of dynamic anchors too: two objects per call. Every field left `undefined` takes
- * its default (`rootData` is the value); the map is shared, which is only right when no `$dynamicAnchor` writes to it.
+ * 2019-09 or 2020-12 validator an empty map of dynamic anchors too: two objects per call. Every field left `undefined`
+ * takes its default (`rootData` is the value); the map is shared, which is only right when no `$dynamicAnchor` or
+ * `$recursiveAnchor` writes to it: the first schema to write its anchor there would be where every other schema's
+ * `$dynamicRef` or `$recursiveRef` leads.
  */
 interface ValidationContext {
   readonly instancePath: string
@@ -593,12 +696,13 @@ class CompiledValidator implements JsonSchemaValidator {
       // writes for a recursive type) has no root to resolve to. It was checked against its meta-schema when its tool
       // was made.
       const ajv = makeAjv(dialect.success, { allErrors: true, validateSchema: false })
-      const compiled = ajv.compile(this.schema)
+      const compiled = ajv.compile(withUsableNullable(this.schema) as object)
       if ((compiled as { readonly $async?: unknown }).$async === true) {
         return this.#fail("the JSON Schema is an ajv $async schema, which validates asynchronously", undefined)
       }
-      // A schema with dynamic anchors records them in the context as it validates: it gets a fresh one per call.
-      this.#context = JSON.stringify(this.schema).includes('"$dynamicAnchor"') ? undefined : sharedContext
+      // A schema with dynamic anchors, or 2019-09's recursive ones, records them in the context as it validates: it
+      // gets a fresh one per call.
+      this.#context = /"\$(?:dynamic|recursive)Anchor"/.test(JSON.stringify(this.schema)) ? undefined : sharedContext
       this.#compiled = compiled
       return compiled
     } catch (cause) {
@@ -610,6 +714,52 @@ class CompiledValidator implements JsonSchemaValidator {
     this.#failure = Result.fail({ _tag: "ValidatorError", reason, cause })
     return undefined
   }
+}
+
+/**
+ * `schema` without the `nullable`s ajv cannot compile. ajv reads OpenAPI's `nullable: true` beside a `type` as adding
+ * `"null"` to it, and refuses any other `nullable` ("nullable" cannot be used without "type", and its like), such as
+ * the one OpenAPI generators write beside `allOf: [{$ref}]`. No JSON Schema dialect defines `nullable`, so a validator
+ * ignores it: these are left out, with a `nullable: false` beside a `type`, which means nothing to ajv either.
+ * Schemas are read as {@link structuralProblem} reads them: data (`const`, `enum`, `default`, `examples`) and the
+ * names of properties stay as they are, and so does a `nullable` that holds an object or an array, which a reference
+ * may lead into. No node moves, so that every JSON pointer of the schema leads where it did; a schema without such a
+ * `nullable` is itself, and new objects are made only on the way to one.
+ */
+const withUsableNullable = (node: unknown): unknown => {
+  if (typeof node !== "object" || node === null) return node
+  if (Array.isArray(node)) {
+    const items = node.map(withUsableNullable)
+    return items.some((item, i) => item !== node[i]) ? items : node
+  }
+  const nullable = (node as { readonly nullable?: unknown }).nullable
+  const drop = Object.hasOwn(node, "nullable") && isScalar(nullable) &&
+    !(nullable === true && Object.hasOwn(node, "type"))
+  let changed = drop
+  const entries: Array<[string, unknown]> = []
+  for (const [keyword, value] of Object.entries(node)) {
+    if (drop && keyword === "nullable") continue
+    let next: unknown
+    if (dataKeywords.has(keyword)) next = value
+    else if (schemaMaps.has(keyword) && isMap(value)) next = withUsableNullableIn(value)
+    else next = withUsableNullable(value)
+    if (next !== value) changed = true
+    entries.push([keyword, next])
+  }
+  // `Object.fromEntries` defines own properties: a `__proto__` key stays a key.
+  return changed ? Object.fromEntries(entries) : node
+}
+
+const isMap = (value: unknown): value is object =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** A map of names to schemas (`properties`, `$defs`, …) with {@link withUsableNullable} applied to each schema. */
+const withUsableNullableIn = (map: object): object => {
+  const named = Object.entries(map)
+  const schemas = named.map(([, schema]) => withUsableNullable(schema))
+  return schemas.some((schema, i) => schema !== named[i]![1])
+    ? Object.fromEntries(named.map(([name], i) => [name, schemas[i]]))
+    : map
 }
 
 const describe = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)

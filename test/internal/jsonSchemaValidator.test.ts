@@ -545,6 +545,34 @@ describe("validatorOf", () => {
     const failure = (result as Result.Failure<void, { readonly _tag: string; readonly reason?: string }>).failure
     assert.deepStrictEqual([failure._tag, failure.reason], ["ValidatorError", "the JSON Schema validator threw: boom"])
   })
+
+  it("keeps each schema's recursive anchor to itself: two 2019-09 trees check by their own rules, either first", () => {
+    // New objects for each order: a schema's validator is compiled once, on its first call.
+    const trees = () => ({
+      loose: {
+        $schema: draft2019,
+        $recursiveAnchor: true,
+        type: "object",
+        properties: { child: { $recursiveRef: "#" } }
+      },
+      strict: {
+        $schema: draft2019,
+        $recursiveAnchor: true,
+        type: "object",
+        properties: { n: { type: "number" }, child: { $recursiveRef: "#" } },
+        required: ["n"],
+        additionalProperties: false
+      }
+    })
+    const nested = { child: { child: {} } }
+    const broken = { n: 1, child: { x: "not allowed", n: "one" } }
+    const strictLines = ["- $.child.x: is not allowed", "- $.child.n: must be number"]
+    const looseFirst = trees()
+    const looseThenStrict = [linesOf(looseFirst.loose, nested), linesOf(looseFirst.strict, broken)]
+    const strictFirst = trees()
+    const strictThenLoose = [linesOf(strictFirst.strict, broken), linesOf(strictFirst.loose, nested)]
+    assert.deepStrictEqual([looseThenStrict, strictThenLoose], [["valid", strictLines], [strictLines, "valid"]])
+  })
 })
 
 // -------------------------------------------------------------------------------------------------------------
@@ -910,6 +938,139 @@ describe("mismatch lines", () => {
     ])
   })
 
+  it("check multipleOf on numbers as JSON writes them: 19.99 is a multiple of 0.01, 0.015 is not", () => {
+    const cents = { type: "number", multipleOf: 0.01 }
+    const multiples = [19.99, 4.35, 0.07, 1.1, 0.3, 20, 0, -19.99, 123456789.01]
+    assert.deepStrictEqual(multiples.map((amount) => linesOf(cents, amount)), multiples.map(() => "valid" as const))
+    const others = [0.015, 19.995, 0.001, -0.07001, 1.5e-7]
+    assert.deepStrictEqual(
+      others.map((amount) => linesOf(cents, amount)),
+      others.map(() => ["- $: must be multiple of 0.01"])
+    )
+    // Steps below 1e-6, which JavaScript writes with an exponent, and integers with a decimal step.
+    const cases: ReadonlyArray<readonly [value: number, step: number, multiple: boolean]> = [
+      [3e-7, 1e-7, true],
+      [1.5e-7, 1e-7, false],
+      [20, 2.5, true],
+      [21, 2.5, false],
+      [0.75, 0.25, true],
+      // Integers are read exactly, however large; ajv's own test reads 1e21 / 1 with parseInt, as 1.
+      [1e21, 1, true],
+      [1e21, 7, false],
+      [2 ** 70, 1024, true],
+      [2 ** 70, 3, false],
+      [2 ** 53, 3, false]
+    ]
+    for (const [value, step, multiple] of cases) {
+      assert.deepStrictEqual(
+        linesOf({ multipleOf: step }, value),
+        multiple ? "valid" : [`- $: must be multiple of ${step}`],
+        `${value} / ${step}`
+      )
+    }
+  })
+
+  it("ignore a `nullable` ajv would not compile, as JSON Schema ignores a keyword no dialect defines", () => {
+    const milestone = { type: "object", properties: { id: { type: "integer" } }, required: ["id"] }
+    // As OpenAPI generators write it: `nullable` beside `allOf`, and no `type`.
+    const withNullable = {
+      type: "object",
+      properties: {
+        milestone: { nullable: true, allOf: [{ $ref: "#/$defs/Milestone" }] },
+        state: { type: ["string", "null"], nullable: false, enum: ["open", "closed", null] },
+        label: { type: "string", nullable: "sometimes" },
+        tag: { $ref: "#/components/schemas/Tag" },
+        // A reference to a schema that loses its `nullable` still leads to it.
+        previous: { $ref: "#/properties/milestone" }
+      },
+      $defs: { Milestone: milestone },
+      components: { schemas: { Tag: { nullable: true, minLength: 2 } } }
+    }
+    const without = {
+      type: "object",
+      properties: {
+        milestone: { allOf: [{ $ref: "#/$defs/Milestone" }] },
+        state: { type: ["string", "null"], enum: ["open", "closed", null] },
+        label: { type: "string" },
+        tag: { $ref: "#/components/schemas/Tag" },
+        previous: { $ref: "#/properties/milestone" }
+      },
+      $defs: { Milestone: milestone },
+      components: { schemas: { Tag: { minLength: 2 } } }
+    }
+    const values = [
+      {},
+      { milestone: { id: 1 }, state: "open", label: "bug", tag: "ui", previous: { id: 0 } },
+      { milestone: null, state: null, label: null, tag: "u", previous: { id: "0" } },
+      { milestone: {}, state: "merged", tag: 1 }
+    ]
+    for (const value of values) {
+      assert.deepStrictEqual(linesOf(withNullable, value), linesOf(without, value), JSON.stringify(value))
+    }
+    assert.deepStrictEqual(linesOf(withNullable, values[2]), [
+      "- $.milestone: must be object",
+      "- $.label: must be string",
+      "- $.tag: must NOT have fewer than 2 characters",
+      "- $.previous.id: must be integer"
+    ])
+    // ajv reads `nullable: true` beside a `type` as allowing null too, and still does.
+    assert.strictEqual(linesOf({ type: "string", nullable: true }, null), "valid")
+    // Data and the names of properties are not schemas: a `nullable` there stays.
+    const named = {
+      type: "object",
+      properties: { nullable: false, fixed: { const: { nullable: true } }, choice: { enum: [{ nullable: 1 }] } },
+      $defs: { nullable: true },
+      propertyNames: { $ref: "#/$defs/nullable" }
+    }
+    assert.deepStrictEqual(linesOf(named, { nullable: 1, fixed: {}, choice: {} }), [
+      "- $.nullable: is not allowed",
+      "- $.fixed: must be equal to constant",
+      "- $.choice: must be equal to one of the allowed values"
+    ])
+    assert.strictEqual(linesOf(named, { fixed: { nullable: true }, choice: { nullable: 1 } }), "valid")
+  })
+
+  it("compare a scalar const or enum with ===, as ajv does, and accept nothing for an empty enum", () => {
+    const notOneOf = ["- $: must be equal to one of the allowed values"]
+    assert.deepStrictEqual(
+      [linesOf({ enum: [] }, 1), linesOf({ enum: [] }, null), linesOf({ enum: [] }, {}), linesOf({ enum: [] }, [])],
+      [notOneOf, notOneOf, notOneOf, notOneOf]
+    )
+    const quoted = "a\u2028\"'`${b}\\"
+    assert.deepStrictEqual(
+      [
+        linesOf({ const: 0 }, JSON.parse("-0")),
+        linesOf({ enum: [JSON.parse("-0")] }, 0),
+        linesOf({ const: quoted }, quoted),
+        linesOf({ enum: [1, quoted, null, false] }, quoted),
+        linesOf({ const: 1 }, "1"),
+        linesOf({ const: null }, {}),
+        linesOf({ enum: [false, 0, ""] }, null),
+        linesOf({ enum: ["a", 1] }, ["a"])
+      ],
+      [
+        "valid",
+        "valid",
+        "valid",
+        "valid",
+        ["- $: must be equal to constant"],
+        ["- $: must be equal to constant"],
+        notOneOf,
+        notOneOf
+      ]
+    )
+  })
+
+  it("compile 20,000 consts and enums, of scalars and of objects, in one schema", () => {
+    const alternative = (i: number) =>
+      i % 3 === 0 ? { const: `k${i}` } : i % 3 === 1 ? { enum: [`e${i}`, i] } : { const: { id: i } }
+    const many = { anyOf: Array.from({ length: 20_000 }, (_, i) => alternative(i)) }
+    assert.deepStrictEqual(
+      [linesOf(many, "k19998"), linesOf(many, "e19999"), linesOf(many, { id: 19997 }), linesOf(many, 19999)],
+      ["valid", "valid", "valid", "valid"]
+    )
+  }, 60_000)
+
   it("check formats, in both dialects: email, uri, date-time", () => {
     const formats = { email: { format: "email" }, site: { format: "uri" }, when: { format: "date-time" } }
     for (const $schema of [draft07, draft2020]) {
@@ -1029,6 +1190,61 @@ describe("properties", () => {
       }
     },
     { arbitrary: { runs: 200 } }
+  )
+
+  const Steps = ["0.01", "0.05", "0.1", "0.25", "0.5", "2.5", "0.001"] as const
+  const stepSchemas = new Map(Steps.map((step) => [step, { type: "number", multipleOf: Number(step) }]))
+
+  /** `units` × 10^-scale as decimal text: 1999n and 2 are "19.99". */
+  const decimalText = (units: bigint, scale: number): string => {
+    const digits = (units < 0n ? -units : units).toString().padStart(scale + 1, "0")
+    return `${units < 0n ? "-" : ""}${digits.slice(0, -scale)}.${digits.slice(-scale)}`
+  }
+
+  it.prop(
+    "k × step as a short decimal is a multiple of a decimal step for any integer k, and k × step + step / 2 is not",
+    [Schema.Int.check(Schema.isBetween({ minimum: -1e9, maximum: 1e9 })), Schema.Literals(Steps)],
+    ([k, step]) => {
+      const [whole, fraction = ""] = step.split(".")
+      const units = BigInt(`${whole}${fraction}`)
+      const schema = stepSchemas.get(step)!
+      const multiple = Number(decimalText(BigInt(k) * units, fraction.length))
+      const between = Number(decimalText((2n * BigInt(k) + 1n) * units * 5n, fraction.length + 1))
+      assert.strictEqual(linesOf(schema, multiple), "valid", `${multiple} / ${step}`)
+      assert.deepStrictEqual(linesOf(schema, between), [`- $: must be multiple of ${step}`], `${between} / ${step}`)
+    },
+    { arbitrary: { runs: 500 } }
+  )
+
+  const Scalar = Schema.Union([Schema.String, Schema.Finite, Schema.Boolean, Schema.Null])
+  const isScalar = (value: unknown): boolean => typeof value !== "object" || value === null
+
+  it.prop(
+    "a const or enum of scalars accepts exactly the values === one of them, whichever code compares them",
+    [Schema.Array(Scalar), Schema.Array(Scalar), Schema.Json],
+    ([allowed, others, json]) => {
+      // A scalar const is ajv's own code; an enum, and a const that is an object, compare as JSON.
+      const marker = { "~marker": "Zq7-not-sent" }
+      const scalarEnum = { enum: allowed }
+      const mixedEnum = { enum: [...allowed, marker] }
+      const singles = allowed.map((one) => ({ one, asConst: { const: one }, asEnum: { enum: [one] } }))
+      const negated = allowed.flatMap((value) => typeof value === "number" ? [-value] : [])
+      for (const value of [...allowed, ...negated, ...others, 0, -0, "", json]) {
+        const member = isScalar(value) && allowed.some((one) => one === value)
+        const enumLines = member ? "valid" : ["- $: must be equal to one of the allowed values"]
+        assert.deepStrictEqual(linesOf(scalarEnum, value), enumLines, JSON.stringify(value))
+        assert.deepStrictEqual(linesOf(mixedEnum, value), enumLines, JSON.stringify(value))
+        for (const { one, asConst, asEnum } of singles) {
+          const equal = isScalar(value) && value === one
+          const lines: ReadonlyArray<unknown> = [linesOf(asConst, value), linesOf(asEnum, value)]
+          const expected: ReadonlyArray<unknown> = equal
+            ? ["valid", "valid"]
+            : [["- $: must be equal to constant"], ["- $: must be equal to one of the allowed values"]]
+          assert.deepStrictEqual(lines, expected, `${JSON.stringify(value)} against ${JSON.stringify(one)}`)
+        }
+      }
+    },
+    { arbitrary: { runs: 100 } }
   )
 
   const realSchemas: ReadonlyArray<NamedSchema> = [
