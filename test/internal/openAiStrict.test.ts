@@ -282,7 +282,7 @@ describe("compile: what OpenAI refuses beyond the keywords", () => {
     }
   })
 
-  it("refuses draft-07 `dependencies` as it refuses `dependentRequired`: the offered schema could not say it", () => {
+  it("refuses draft-07 `dependencies`, offered as 2020-12's `dependentRequired`, as it refuses that", () => {
     const card = { card: { type: "string" }, cvv: { type: "string" } }
     const draft07 = refusalOf({
       $schema: "http://json-schema.org/draft-07/schema#",
@@ -292,7 +292,7 @@ describe("compile: what OpenAI refuses beyond the keywords", () => {
     })
     const draft2020 = refusalOf({ type: "object", properties: card, dependentRequired: { card: ["cvv"] } })
     expect([draft07.path, draft07.keyword, draft2020.path, draft2020.keyword])
-      .toStrictEqual(["/", "dependencies", "/", "dependentRequired"])
+      .toStrictEqual(["/", "dependentRequired", "/", "dependentRequired"])
   })
 
   it("refuses a required key that properties does not declare, naming it, rather than drop it", () => {
