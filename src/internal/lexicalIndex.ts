@@ -165,10 +165,17 @@ const wordPattern = /([\p{L}\p{M}\p{N}]+)(?:['’](?:s|t|re|ve|ll|d|m)(?![\p{L}\
 
 const hasUpperCase = /\p{Lu}/u
 
+// Scripts written without spaces between words: a run of them is a sentence, not a word, and is split into its words
+// by Unicode's word boundaries, which ICU finds with dictionaries for these scripts ("明日の天気予報" is 明日, の,
+// 天気, 予報).
+const unspaced = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}]/u
+
+let wordSegmenter: Intl.Segmenter | undefined
+
 /**
  * Calls `f` with the words of a text, in Unicode's compatibility form (NFKC), lower-cased, in order, until it returns
- * false; identifiers inside the text (`read_file`, `entityNames`, `HTTPServer`) are split into their words, and
- * contraction endings dropped. A caller who needs only the first words of a long text reads only those. Answers the
+ * false; identifiers inside the text (`read_file`, `entityNames`, `HTTPServer`) are split into their words, and so is
+ * text of a script written without spaces (Chinese, Japanese, Thai, …), and contraction endings dropped. A caller who needs only the first words of a long text reads only those. Answers the
  * normalized text, up to the last word read.
  */
 const eachWord = (raw: string, f: (word: string) => boolean): string => {
@@ -177,6 +184,13 @@ const eachWord = (raw: string, f: (word: string) => boolean): string => {
   wordPattern.lastIndex = 0
   for (let match = wordPattern.exec(text); match !== null; match = wordPattern.exec(text)) {
     const run = match[1]!
+    if (unspaced.test(run)) {
+      wordSegmenter ??= new Intl.Segmenter(undefined, { granularity: "word" })
+      for (const { isWordLike, segment } of wordSegmenter.segment(run)) {
+        if (isWordLike === true && !f(cut(segment.toLowerCase()))) return text.slice(0, wordPattern.lastIndex)
+      }
+      continue
+    }
     if (!hasUpperCase.test(run)) {
       if (!f(cut(run))) return text.slice(0, wordPattern.lastIndex)
       continue

@@ -50,6 +50,21 @@ describe("buildLexicalIndex", () => {
       assert.deepStrictEqual(yield* search(tools, "file"), ["file_size"])
     }))
 
+  it.effect("splits text of scripts written without spaces into its words, in documents and queries alike", () =>
+    Effect.gen(function*() {
+      const tools = [
+        tool("forecast", "天気予報を調べる"),
+        tool("translate", "文章を翻訳する"),
+        tool("weather_zh", "查询天气预报"),
+        tool("thai_weather", "พยากรณ์อากาศ")
+      ]
+      // Tomorrow's weather forecast, please: 天気 and 予報 are words of both.
+      assert.deepStrictEqual((yield* search(tools, "明日の天気予報を教えて"))[0], "forecast")
+      assert.deepStrictEqual((yield* search(tools, "天气预报怎么样"))[0], "weather_zh")
+      assert.deepStrictEqual((yield* search(tools, "翻訳して"))[0], "translate")
+      assert.deepStrictEqual((yield* search(tools, "อากาศวันนี้"))[0], "thai_weather")
+    }))
+
   it.effect("keeps an apostrophe inside a name, and a word that only begins like an ending", () =>
     Effect.gen(function*() {
       const tools = [tool("find_author", "Finds books by O'Reilly or d'Artagnan"), tool("noop", "Does nothing")]
