@@ -244,7 +244,7 @@ const eachSchemaBelow = (root: Record<string, unknown>, visit: (node: Record<str
 }
 
 /** The schema node with `replace` applied to every schema object below it: new objects only where it changes. */
-const mapSchemasBelow = (
+export const mapSchemasBelow = (
   node: Record<string, unknown>,
   replace: (node: Record<string, unknown>) => Record<string, unknown>
 ): Record<string, unknown> => {

@@ -30,7 +30,7 @@ import type {
 import type { FormatsPlugin } from "ajv-formats"
 import { createRequire } from "node:module"
 import { bounded, formatPath } from "./issues.ts"
-import { dataKeywords, resolvePointer, schemaMaps } from "./jsonSchema.ts"
+import { dataKeywords, isRecord, mapSchemasBelow, resolvePointer, schemaMaps } from "./jsonSchema.ts"
 
 /** The JSON Schema dialects a runtime tool's schema may be written in: its `$schema` decides, 2020-12 by default. */
 export type JsonSchemaDialect = "draft-06" | "draft-07" | "draft-2019-09" | "draft-2020-12"
@@ -187,26 +187,40 @@ const multipleOfCode = (code: typeof CodeTag) => (cxt: KeywordCxt): void => {
 
 /**
  * Whether `value` is a whole multiple of `step`, both read as the decimals JSON writes: 19.99 is 1999 hundredths, a
- * multiple of 0.01. A number that is not an integer is read as the shortest decimal that is that number, which is the
- * text a model writes for it; an integer (every number from 2^53 on is one) as exactly itself. A step of 0, which no
- * dialect allows, constrains nothing, as in ajv.
+ * multiple of 0.01. A number is read as the shortest decimal that is that number, which is the text a model writes
+ * for it. An integer from 2^53 on stands for many texts (`12345678901234567890` and `2^70`'s digits are each read
+ * as a number that prints otherwise): it is a multiple when its shortest decimal is one, or its exact value. A step of
+ * 0 or one that is not finite, which no dialect allows, constrains nothing, as in ajv.
  */
 const isMultipleOf = (value: number, step: number): boolean => {
-  if (step === 0) return true
+  if (step === 0 || !Number.isFinite(step)) return true
   if (!Number.isFinite(value)) return false
   if (Number.isSafeInteger(value) && Number.isSafeInteger(step)) return value % step === 0
-  const [valueDigits, valueExponent] = decimalOf(value)
-  const [stepDigits, stepExponent] = decimalOf(step)
+  const stepDecimal = decimalOf(step)
+  return decimalMultiple(decimalOf(value), stepDecimal) ||
+    (Number.isInteger(value) && decimalMultiple([BigInt(value), 0], stepDecimal))
+}
+
+/** Whether one decimal (digits × 10^exponent) is a whole multiple of another. */
+const decimalMultiple = (
+  [valueDigits, valueExponent]: readonly [bigint, number],
+  [stepDigits, stepExponent]: readonly [bigint, number]
+): boolean => {
   const exponent = Math.min(valueExponent, stepExponent)
   const scaledValue = valueDigits * 10n ** BigInt(valueExponent - exponent)
   const scaledStep = stepDigits * 10n ** BigInt(stepExponent - exponent)
   return scaledValue % scaledStep === 0n
 }
 
-/** A finite number as digits and a power of ten: 19.99 is 1999 × 10^-2, 1.5e-7 is 15 × 10^-8, 2^70 is 2^70 × 10^0. */
+/**
+ * A finite number as digits and a power of ten, read from the shortest decimal that is that number (the text a model
+ * writes): 19.99 is 1999 × 10^-2, 1.5e-7 is 15 × 10^-8, 1e23 is 1 × 10^23 (not the binary value it stands for,
+ * 99999999999999991611392), 12345678901234567890 is 12345678901234567 × 10^3.
+ */
 const decimalOf = (value: number): readonly [digits: bigint, exponent: number] => {
-  if (Number.isInteger(value)) return [BigInt(value), 0]
-  // Not an integer, so below 2^53: written with a point, and with an exponent only below 1e-6 ("1.5e-7").
+  if (Number.isSafeInteger(value)) return [BigInt(value), 0]
+  // Written with a point, or with an exponent below 1e-6 and from 1e21 on ("1.5e-7", "1e+23"); an integer from 2^53
+  // up to 1e21 as its digits, which end in zeros where the shortest decimal does.
   const [significand = "", exponent = "0"] = String(value).split("e")
   const point = significand.indexOf(".")
   return point === -1
@@ -696,7 +710,7 @@ class CompiledValidator implements JsonSchemaValidator {
       // writes for a recursive type) has no root to resolve to. It was checked against its meta-schema when its tool
       // was made.
       const ajv = makeAjv(dialect.success, { allErrors: true, validateSchema: false })
-      const compiled = ajv.compile(withUsableNullable(this.schema) as object)
+      const compiled = ajv.compile(withUsableNullable(this.schema))
       if ((compiled as { readonly $async?: unknown }).$async === true) {
         return this.#fail("the JSON Schema is an ajv $async schema, which validates asynchronously", undefined)
       }
@@ -726,40 +740,16 @@ class CompiledValidator implements JsonSchemaValidator {
  * may lead into. No node moves, so that every JSON pointer of the schema leads where it did; a schema without such a
  * `nullable` is itself, and new objects are made only on the way to one.
  */
-const withUsableNullable = (node: unknown): unknown => {
-  if (typeof node !== "object" || node === null) return node
-  if (Array.isArray(node)) {
-    const items = node.map(withUsableNullable)
-    return items.some((item, i) => item !== node[i]) ? items : node
+const withUsableNullable = (schema: object): object => {
+  const usable = (node: Record<string, unknown>): Record<string, unknown> => {
+    const nullable = node.nullable
+    if (!Object.hasOwn(node, "nullable") || !isScalar(nullable)) return node
+    if (nullable === true && Object.hasOwn(node, "type")) return node
+    // A rest copy defines its keys as own properties: a `__proto__` key stays a key.
+    const { nullable: _, ...rest } = node
+    return rest
   }
-  const nullable = (node as { readonly nullable?: unknown }).nullable
-  const drop = Object.hasOwn(node, "nullable") && isScalar(nullable) &&
-    !(nullable === true && Object.hasOwn(node, "type"))
-  let changed = drop
-  const entries: Array<[string, unknown]> = []
-  for (const [keyword, value] of Object.entries(node)) {
-    if (drop && keyword === "nullable") continue
-    let next: unknown
-    if (dataKeywords.has(keyword)) next = value
-    else if (schemaMaps.has(keyword) && isMap(value)) next = withUsableNullableIn(value)
-    else next = withUsableNullable(value)
-    if (next !== value) changed = true
-    entries.push([keyword, next])
-  }
-  // `Object.fromEntries` defines own properties: a `__proto__` key stays a key.
-  return changed ? Object.fromEntries(entries) : node
-}
-
-const isMap = (value: unknown): value is object =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
-/** A map of names to schemas (`properties`, `$defs`, …) with {@link withUsableNullable} applied to each schema. */
-const withUsableNullableIn = (map: object): object => {
-  const named = Object.entries(map)
-  const schemas = named.map(([, schema]) => withUsableNullable(schema))
-  return schemas.some((schema, i) => schema !== named[i]![1])
-    ? Object.fromEntries(named.map(([name], i) => [name, schemas[i]]))
-    : map
+  return isRecord(schema) ? mapSchemasBelow(usable(schema), usable) : schema
 }
 
 const describe = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)

@@ -958,8 +958,16 @@ describe("mismatch lines", () => {
       [1e21, 1, true],
       [1e21, 7, false],
       [2 ** 70, 1024, true],
-      [2 ** 70, 3, false],
-      [2 ** 53, 3, false]
+      [2 ** 70, 7, false],
+      // 2^70 is also what 1180591620717411300000 (its shortest decimal, a multiple of 3) reads as.
+      [2 ** 70, 3, true],
+      [2 ** 53, 3, false],
+      // Read as the text a model writes for them: ajv's own test took these as multiples.
+      [1e23, 1000, true],
+      [12345678901234567890, 10, true],
+      [1e23, 1e22, true],
+      [3e23, 1e23, true],
+      [1e23, 7, false]
     ]
     for (const [value, step, multiple] of cases) {
       assert.deepStrictEqual(
