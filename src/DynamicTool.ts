@@ -61,8 +61,8 @@ export interface PortableOptions extends Omit<Options<never, never>, "call"> {
 }
 
 /**
- * The serializable description of a portable tool: its name, description, JSON Schemas and annotations, the timeout
- * as a `Duration`. Encode it with `Schema.toCodecJson(DynamicTool.Spec)`: the timeout becomes Effect's JSON form of
+ * The serializable description of a portable tool: its name, description, JSON Schemas (as its definition has them:
+ * the parameters with an object at the top, in 2020-12) and annotations, the timeout as a `Duration`. Encode it with `Schema.toCodecJson(DynamicTool.Spec)`: the timeout becomes Effect's JSON form of
  * a duration (`{ "_tag": "Millis", "value": 5000 }`, or `{ "_tag": "Infinity" }`), exact and readable back.
  *
  * @example
@@ -243,7 +243,7 @@ export const make = <const Name extends string, E = never, R = never>(
  *       ? Effect.succeed(args.text.toUpperCase())
  *       : Effect.fail(ToolExecutionError.invalidArgs("text must be a string"))
  * })
- * Shout.spec.parameters // the JSON Schema, as given
+ * Shout.spec.parameters // the JSON Schema, as its definition has it
  * ```
  *
  * @category constructors

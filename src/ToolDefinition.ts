@@ -84,7 +84,10 @@ export const isToolDefinition = (u: unknown): u is ToolDefinition => Predicate.h
  * the parameters, so the parameters get one, accepting the same objects as before: `type: "object"` where the root
  * has no type or lists others beside it (`["object", "null"]`), `properties: {}` where it has none, a root `$ref` into
  * the schema's own definitions or a root `allOf` merged into one object where that is exact, and boolean property
- * schemas in their object form (`{}`, `{"not":{}}`). Parameters that need none of this are kept as they are.
+ * schemas in their object form (`{}`, `{"not":{}}`). Parameters of an earlier draft (6, 7 or 2019-09, by their
+ * `$schema`) are written in 2020-12, with the same meaning: a tuple's `items: [...]` as `prefixItems`, `dependencies`
+ * as `dependentRequired` / `dependentSchemas` (providers read 2020-12, and Anthropic refuses a request whose
+ * `input_schema` is not valid in it). Parameters that need none of this are kept as they are.
  *
  * @example
  * ```ts
@@ -115,8 +118,9 @@ const cache = new WeakMap<Tool.Any, ToolDefinition>()
 
 /**
  * The definition of a tool. The JSON Schemas are generated from the tool's Schemas once, then reused; a tool
- * defined at run time (`DynamicTool`) carries the JSON Schemas it was made with, with the object at the top of its
- * parameters that {@link make} gives them (its arguments are still validated against the schema as it was given).
+ * defined at run time (`DynamicTool`) carries the JSON Schemas it was made with, its parameters with the object at
+ * the top and in the draft that {@link make} gives them (its arguments are still validated against the schema as it
+ * was given).
  *
  * Generated schemas are normalized for providers: definitions are inlined (recursive ones stay in a root `$defs`),
  * integers lose the ±2^53 bounds Effect adds, objects get `additionalProperties: false`, and `description`

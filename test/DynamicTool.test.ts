@@ -535,7 +535,7 @@ describe("DynamicTool.make", () => {
   })
 
   describe("a Tool like any other", () => {
-    it("the definition carries the JSON Schemas as they were given, frozen copies of them", () => {
+    it("the definition carries the JSON Schemas as they were given, the parameters in 2020-12, frozen copies", () => {
       const given = structuredClone(draft07Schema)
       const output = { type: "object", properties: { sha: { type: "string" } } }
       const Tool07 = DynamicTool.make("create_commit", {
@@ -549,7 +549,23 @@ describe("DynamicTool.make", () => {
       const definition = ToolDefinition.fromTool(Tool07)
       assert.deepStrictEqual(
         { ...definition },
-        { name: "create_commit", description: "Create a commit", parameters: draft07Schema, outputSchema: output, annotations: { readOnly: false } }
+        {
+          name: "create_commit",
+          description: "Create a commit",
+          // Offered in 2020-12, the draft of every definition: the tuple's items as prefixItems, without $schema.
+          parameters: {
+            type: "object",
+            properties: {
+              ...draft07Schema.properties,
+              position: { type: "array", prefixItems: draft07Schema.properties.position.items, items: false }
+            },
+            required: draft07Schema.required,
+            additionalProperties: false,
+            definitions: draft07Schema.definitions
+          },
+          outputSchema: output,
+          annotations: { readOnly: false }
+        }
       )
       assert.isTrue(Object.isFrozen(definition.parameters))
       assert.isTrue(Object.isFrozen((definition.parameters.properties as Record<string, object>).owner))
@@ -618,7 +634,9 @@ describe("DynamicTool.make", () => {
           parameters: definition.inputSchema,
           call: () => Effect.void
         })
-        assert.deepStrictEqual(ToolDefinition.fromTool(tool).parameters, definition.inputSchema)
+        // In 2020-12, which the servers' draft-07 schemas are too, but for their `$schema`.
+        const { $schema: _, ...inputSchema } = definition.inputSchema
+        assert.deepStrictEqual(ToolDefinition.fromTool(tool).parameters, inputSchema)
       }
       assert.isAbove(catalogueTools.length, 50)
     })

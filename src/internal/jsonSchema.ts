@@ -565,7 +565,9 @@ const offered = new WeakMap<object, JsonSchema>()
  * - a root without `properties` gets `properties: {}` (MCP's Go SDK lists `{"type":"object"}` for a tool that takes
  *   no arguments, which OpenAI refuses);
  * - a boolean property schema becomes its object form, `{}` for `true` and `{"not":{}}` for `false` (MCP's
- *   TypeScript SDK refuses a tools/list entry with a boolean there).
+ *   TypeScript SDK refuses a tools/list entry with a boolean there);
+ * - a schema of an earlier draft (6, 7 or 2019-09) is written in 2020-12, the draft of every definition, which
+ *   providers read (see {@link toDraft2020}).
  *
  * A schema that needs none of this is returned as it is; one that does gets new objects only where it changes,
  * frozen when the schema was. A type that does not allow an object is left as it is.
@@ -586,8 +588,9 @@ export const offeredParameters = (schema: JsonSchema): JsonSchema => {
   return out
 }
 
-const offerRoot = (schema: JsonSchema): JsonSchema => {
-  if (!isRecord(schema)) return schema
+const offerRoot = (given: JsonSchema): JsonSchema => {
+  if (!isRecord(given)) return given
+  const schema = toDraft2020(given)
   const merged = mergeRoot(schema)
   const source = Result.isSuccess(merged) ? merged.success : schema
   let root: Record<string, unknown> = source
@@ -603,21 +606,27 @@ const offerRoot = (schema: JsonSchema): JsonSchema => {
 const earlierDraft = /^https?:\/\/json-schema\.org\/(draft-0[67]|draft\/2019-09)\/schema#?$/
 
 /** The keywords {@link toDraft2020} writes otherwise, besides a tuple's `items`, in drafts 6 and 7 and in 2019-09. */
-const renamedBefore2019: ReadonlySet<string> = new Set(["additionalItems", "dependencies", "$id"])
-const renamed2019: ReadonlySet<string> = new Set(["additionalItems", "$recursiveRef", "$recursiveAnchor"])
+const renamedBefore2019: ReadonlySet<string> = new Set(["additionalItems", "dependencies", "$id", "$ref", "$schema"])
+const renamed2019: ReadonlySet<string> = new Set(["additionalItems", "$recursiveRef", "$recursiveAnchor", "$ref", "$schema"])
 
-/** An `$id` that only names a place in its schema, as `$anchor` does in 2020-12. */
-const plainName = /^#[A-Za-z][-A-Za-z0-9.:_]*$/
+/** An `$id` that only names a place in its schema (`"#address"`), with a name 2020-12's `$anchor` allows. */
+const plainName = /^#[A-Za-z_][-A-Za-z0-9._]*$/
 
 /**
  * A schema of draft 6, 7 or 2019-09 (its `$schema` says so) written in draft 2020-12, which providers read (Anthropic
- * refuses a whole request when one `input_schema` is not valid 2020-12), with the same meaning: a tuple's `items: [...]` becomes `prefixItems`, its
- * `additionalItems` the `items` after them (ignored beside a single `items` schema, it is dropped); in drafts 6 and
- * 7, `dependencies` becomes `dependentRequired` (lists of keys) and `dependentSchemas`, and an `$id` that is a plain
- * name (`"#address"`) an `$anchor`; in 2019-09, `$recursiveRef` becomes a `$ref` to the same place and
- * `$recursiveAnchor` goes (the same thing in a schema that embeds no other by `$id`, as tool schemas do not); and
- * `$schema` goes. References into `definitions` are JSON pointers, which resolve in 2020-12 as they are. Any other
- * schema is returned as it is.
+ * refuses a whole request when one `input_schema` is not valid 2020-12), with the same meaning:
+ *
+ * - a tuple's `items: [...]` becomes `prefixItems`, and its `additionalItems` the `items` after them (ignored beside a
+ *   single `items` schema, it is dropped);
+ * - in drafts 6 and 7, `dependencies` becomes `dependentRequired` (lists of keys) and `dependentSchemas`, and an `$id`
+ *   that is a plain name (`"#address"`) an `$anchor`;
+ * - in 2019-09, `$recursiveRef` becomes a `$ref` to the same place (beside a `$ref` of the node's own, in an `allOf`)
+ *   and `$recursiveAnchor` goes: the same thing in a schema that embeds no other by `$id`, as tool schemas do not;
+ * - a `$ref` whose JSON pointer passes through a keyword written otherwise follows it (`#/items/0` is
+ *   `#/prefixItems/0`); references into `definitions` resolve in 2020-12 as they are;
+ * - `$schema` goes, from every schema.
+ *
+ * Any other schema is returned as it is.
  */
 export const toDraft2020 = (schema: JsonSchema): JsonSchema => {
   const match = typeof schema.$schema === "string" ? earlierDraft.exec(schema.$schema) : null
@@ -634,23 +643,75 @@ export const toDraft2020 = (schema: JsonSchema): JsonSchema => {
       if (key === "items" && tuple) defineField(out, "prefixItems", value)
       else if (key === "additionalItems") {
         if (tuple) defineField(out, "items", value)
-      } else if (key === "$recursiveRef" && draft2019) defineField(out, "$ref", value)
-      else if (key === "$recursiveAnchor" && draft2019) continue
-      else if (key === "$id" && !draft2019 && typeof value === "string" && plainName.test(value)) {
+      } else if (key === "$schema" || (key === "$recursiveAnchor" && draft2019)) continue
+      else if (key === "$ref" || (key === "$recursiveRef" && draft2019)) {
+        const ref = typeof value === "string" ? pointerIn2020(schema, value, draft2019) : value
+        // A node with both: the two are checked alike, as 2020-12 checks an `allOf` of them.
+        if (Object.hasOwn(out, "$ref")) defineField(out, "allOf", [...arrayOf(node.allOf), { $ref: ref }])
+        else defineField(out, "$ref", ref)
+      } else if (key === "$id" && !draft2019 && typeof value === "string" && plainName.test(value)) {
         defineField(out, "$anchor", value.slice(1))
       } else if (key === "dependencies" && !draft2019 && isRecord(value)) {
         for (const [name, dependency] of Object.entries(value)) {
           defineField(Array.isArray(dependency) ? dependentRequired : dependentSchemas, name, dependency)
         }
-      } else defineField(out, key, value)
+      } else if (key !== "allOf" || !Object.hasOwn(out, "allOf")) defineField(out, key, value)
     }
     // Written last, over a `dependentRequired` or `dependentSchemas` of the node's own, which these drafts ignore.
     if (Object.keys(dependentRequired).length > 0) defineField(out, "dependentRequired", dependentRequired)
     if (Object.keys(dependentSchemas).length > 0) defineField(out, "dependentSchemas", dependentSchemas)
     return out
   }
-  const { $schema: _, ...root } = schema
-  return mapSchemasBelow(rewrite(root), rewrite)
+  return mapSchemasBelow(rewrite(schema), rewrite)
+}
+
+const arrayOf = (value: unknown): ReadonlyArray<unknown> => Array.isArray(value) ? value : []
+
+/**
+ * A reference of a schema of an earlier draft as {@link toDraft2020} writes the schema: a JSON pointer that passes
+ * through a keyword it writes otherwise follows it, read along the schema itself (a property named `items` is no
+ * tuple). Anything else is returned as it is.
+ */
+const pointerIn2020 = (root: JsonSchema, ref: string, draft2019: boolean): string => {
+  if (!ref.startsWith("#/")) return ref
+  const segments = ref.slice(2).split("/")
+  let node: unknown = root
+  // What `node` is: a schema, a map of names to schemas, a list of schemas, or data.
+  let kind: "schema" | "map" | "list" | "data" = "schema"
+  let changed = false
+  for (let i = 0; i < segments.length && kind !== "data" && isRecordOrArray(node); i++) {
+    const key = decodeSegment(segments[i]!)
+    if (key === undefined) return ref
+    const value = Object.hasOwn(node, key) ? (node as Record<string, unknown>)[key] : undefined
+    if (kind === "schema") {
+      const tuple = Array.isArray((node as Record<string, unknown>).items)
+      const written = key === "items" && tuple
+        ? "prefixItems"
+        : key === "additionalItems" && tuple
+        ? "items"
+        : key === "dependencies" && !draft2019 && isRecord(value)
+        ? Array.isArray(value[decodeSegment(segments[i + 1] ?? "") ?? ""]) ? "dependentRequired" : "dependentSchemas"
+        : undefined
+      if (written !== undefined) {
+        segments[i] = written
+        changed = true
+      }
+      kind = dataKeywords.has(key) ? "data" : schemaMaps.has(key) ? "map" : Array.isArray(value) ? "list" : "schema"
+    } else kind = "schema"
+    node = value
+  }
+  return changed ? `#/${segments.join("/")}` : ref
+}
+
+const isRecordOrArray = (u: unknown): u is object => typeof u === "object" && u !== null
+
+/** A segment of a JSON pointer in a URI fragment, with its escapes read; `undefined` when they cannot be. */
+const decodeSegment = (raw: string): string | undefined => {
+  try {
+    return decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~")
+  } catch {
+    return undefined
+  }
 }
 
 /**

@@ -14,7 +14,7 @@ import * as ToolSet from "../ToolSet.ts"
 import { isDataUrl, urlContent } from "./dataUrl.ts"
 import { bounded } from "./issues.ts"
 import { defineField, toJsonValue } from "./json.ts"
-import { type JsonSchema, mergeRoot, toDraft2020 } from "./jsonSchema.ts"
+import { type JsonSchema, mergeRoot } from "./jsonSchema.ts"
 
 // ---------------------------------------------------------------------------
 // Tools offered
@@ -356,8 +356,6 @@ const loweredCache = new WeakMap<ToolDefinition.ToolDefinition, Result.Result<Lo
  *
  * An `allOf` at the top is merged into one object where that is exact (definitions do that when they are made, see
  * `ToolDefinition.make`); where it is not, every provider would refuse it, and so it fails too.
- *
- * Parameters of draft 6, 7 or 2019-09 are written in 2020-12 first (see `toDraft2020`), the draft providers read.
  */
 export const lowerParameters = (
   definition: ToolDefinition.ToolDefinition
@@ -370,8 +368,7 @@ export const lowerParameters = (
 }
 
 const lower = (given: JsonSchema): Result.Result<Lowered, LoweringFailure> => {
-  // Providers read JSON Schema 2020-12: a schema of an earlier draft (MCP servers send draft-07) is written in it.
-  let root = toDraft2020(given)
+  let root = given
   if (root.allOf !== undefined) {
     const merged = mergeRoot(root)
     if (Result.isFailure(merged)) {

@@ -342,6 +342,70 @@ describe("internal/jsonSchema", () => {
       })
     })
 
+    it("keeps references that pass through a keyword it writes otherwise leading where they led", () => {
+      const given = {
+        $schema: draft07,
+        type: "object",
+        properties: {
+          pair,
+          first: { $ref: "#/properties/pair/items/0" },
+          rest: { $ref: "#/properties/list/additionalItems" },
+          list: { type: "array", items: [{ type: "string" }], additionalItems: { type: "integer" } },
+          // A property named items is no tuple, and a dependency's schema moves to dependentSchemas.
+          items: { type: "boolean" },
+          flag: { $ref: "#/properties/items" },
+          card: { $ref: "#/dependencies/cvv" }
+        },
+        dependencies: { cvv: { required: ["card"] } }
+      }
+      const translated = toDraft2020(given) as { readonly properties: Record<string, { readonly $ref?: string }> }
+      expect(["first", "rest", "flag", "card"].map((key) => translated.properties[key]!.$ref)).toStrictEqual([
+        "#/properties/pair/prefixItems/0",
+        "#/properties/list/items",
+        "#/properties/items",
+        "#/dependentSchemas/cvv"
+      ])
+      const before = validatorOf(given)
+      const after = validatorOf(translated)
+      const cases = [
+        { first: 1, rest: 2, flag: true, card: { card: "x" } },
+        { first: "a" },
+        { rest: "b" },
+        { flag: 1 },
+        { card: {} }
+      ]
+      expect(cases.map((args) => Result.isSuccess(after.validate(args))))
+        .toStrictEqual(cases.map((args) => Result.isSuccess(before.validate(args))))
+      expect(cases.map((args) => Result.isSuccess(before.validate(args)))).toStrictEqual([true, false, false, false, false])
+    })
+
+    it("writes only what 2020-12 allows: an anchor it can name, no $schema below the root, both references kept", () => {
+      expect(toDraft2020({
+        $schema: draft07,
+        type: "object",
+        properties: {
+          a: { $id: "#a:b", type: "string" },
+          b: { $id: "#_b.c-1", type: "string" },
+          c: { $schema: draft07, type: "string" }
+        }
+      })).toStrictEqual({
+        type: "object",
+        properties: {
+          a: { $id: "#a:b", type: "string" },
+          b: { $anchor: "_b.c-1", type: "string" },
+          c: { type: "string" }
+        }
+      })
+      expect(toDraft2020({
+        $schema: "https://json-schema.org/draft/2019-09/schema",
+        $defs: { named: { type: "object" } },
+        properties: { child: { $ref: "#/$defs/named", $recursiveRef: "#", allOf: [{ required: ["x"] }] } }
+      })).toStrictEqual({
+        $defs: { named: { type: "object" } },
+        properties: { child: { $ref: "#/$defs/named", allOf: [{ required: ["x"] }, { $ref: "#" }] } }
+      })
+    })
+
     it("returns a schema of 2020-12, or of no draft, as it is, and never changes what it is given", () => {
       const given = { type: "object", properties: { pair } }
       assert.strictEqual(toDraft2020(given), given)
@@ -418,6 +482,26 @@ describe("internal/jsonSchema", () => {
       assert.strictEqual(offeredParameters(generated), generated)
     })
 
+    it("points a 2019-09 $recursiveRef to the root at the root as it was, as it points a $ref to it", () => {
+      const given = [
+        {
+          $schema: "https://json-schema.org/draft/2019-09/schema",
+          $recursiveAnchor: true,
+          type: ["object", "null"],
+          properties: { child: { $recursiveRef: "#" } }
+        },
+        { $schema: draft07, type: ["object", "null"], properties: { child: { $ref: "#" } } }
+      ]
+      for (const schema of given) {
+        // The child may still be null: it refers to the root as it was, not to the object it is offered as.
+        expect(offeredParameters(schema)).toStrictEqual({
+          type: "object",
+          properties: { child: { $ref: "#/$defs/root" } },
+          $defs: { root: { type: ["object", "null"], properties: { child: { $ref: "#/$defs/root" } } } }
+        })
+      }
+    })
+
     it("inlines a root $ref into the schema's own definitions, as zod-to-json-schema writes it with a name", () => {
       const args = {
         type: "object",
@@ -435,8 +519,7 @@ describe("internal/jsonSchema", () => {
         properties: args.properties,
         required: ["q"],
         additionalProperties: false,
-        definitions: { Args: args },
-        $schema: "http://json-schema.org/draft-07/schema#"
+        definitions: { Args: args }
       })
     })
 
