@@ -374,24 +374,21 @@ const nameableEntries = (
 ): Effect.Effect<{ readonly entries: ReadonlyArray<FileSystem.DirectoryEntry>; readonly leftOut: number }> =>
   Effect.gen(function*() {
     if (!entries.some((entry) => entry.name.includes(replacementCharacter))) return { entries, leftOut: 0 }
+    // Each such name is looked up once, eight at a time, as a listing looks at its entries.
+    const names = [...new Set(entries.filter((entry) => entry.name.includes(replacementCharacter)).map((e) => e.name))]
+    const found = yield* Effect.forEach(names, (name) =>
+      Effect.map(Effect.result(root.fs.lstat(root.path.join(at, name))), (looked) =>
+        // Only "not found" says the name leads nowhere; any other failure (a folder that cannot be searched) is no
+        // different for this name than for the others, which are kept.
+        Result.isFailure(looked) && looked.failure.reason._tag === "NotFound" ? undefined : name), { concurrency: 8 })
+    const nameable = new Set(found.filter((name) => name !== undefined))
     const kept: Array<FileSystem.DirectoryEntry> = []
-    const looked = new Set<string>()
     let leftOut = 0
     for (const entry of entries) {
-      if (!entry.name.includes(replacementCharacter)) {
-        kept.push(entry)
-        continue
-      }
-      if (looked.has(entry.name)) {
-        leftOut++
-        continue
-      }
-      looked.add(entry.name)
-      const found = yield* Effect.result(root.fs.lstat(root.path.join(at, entry.name)))
-      // Only "not found" says the name leads nowhere; any other failure (a folder that cannot be searched) is no
-      // different for this name than for the others, which are kept.
-      if (Result.isFailure(found) && found.failure.reason._tag === "NotFound") leftOut++
-      else kept.push(entry)
+      if (!entry.name.includes(replacementCharacter)) kept.push(entry)
+      // A name that reads like another is the same path: kept once.
+      else if (nameable.delete(entry.name)) kept.push(entry)
+      else leftOut++
     }
     return { entries: kept, leftOut }
   })
