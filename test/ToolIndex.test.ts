@@ -616,7 +616,8 @@ describe("the default retriever", () => {
       const huge = "s".repeat(1 << 20)
       const tools = [lookup("noop", "Does nothing"), lookup("get_weather", `The weather forecast ${huge}`)]
       assert.deepStrictEqual(yield* rank(tools, huge), ["get_weather"])
-      assert.deepStrictEqual(yield* rank(tools, `${"\u4f60\u597d".repeat(1 << 19)} weather`), ["get_weather"])
+      // A megabyte of a script written without spaces is half a million words: the first of them are read.
+      assert.deepStrictEqual(yield* rank(tools, `weather ${"\u4f60\u597d".repeat(1 << 19)}`), ["get_weather"])
     }))
 
   it.effect("matches a word however Unicode spells it: composed or decomposed accents, full-width letters", () =>

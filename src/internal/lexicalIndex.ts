@@ -72,6 +72,9 @@ export interface LexicalIndex {
  */
 export const maxQueryTerms = 256
 
+/** At most this many words of a query are read, repeated ones included: a page of one word said over and over. */
+export const maxQueryWords = 4 * maxQueryTerms
+
 /** A thesaurus word counts for less than a word the user wrote. */
 const thesaurusWeight = 0.5
 
@@ -172,6 +175,9 @@ const unspaced = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Thai}\p{sc=Lao}
 
 let wordSegmenter: Intl.Segmenter | undefined
 
+/** How much of a run of such a script is split into words at once. */
+const segmentedLength = 256
+
 /**
  * Calls `f` with the words of a text, in Unicode's compatibility form (NFKC), lower-cased, in order, until it returns
  * false; identifiers inside the text (`read_file`, `entityNames`, `HTTPServer`) are split into their words, and so is
@@ -186,8 +192,12 @@ const eachWord = (raw: string, f: (word: string) => boolean): string => {
     const run = match[1]!
     if (unspaced.test(run)) {
       wordSegmenter ??= new Intl.Segmenter(undefined, { granularity: "word" })
-      for (const { isWordLike, segment } of wordSegmenter.segment(run)) {
-        if (isWordLike === true && !f(cut(segment.toLowerCase()))) return text.slice(0, wordPattern.lastIndex)
+      // In pieces: finding the boundaries of one run takes time that grows faster than its length (16,000
+      // characters 37 ms, a megabyte minutes). A word cut at a piece's end is two words.
+      for (let at = 0; at < run.length; at += segmentedLength) {
+        for (const { isWordLike, segment } of wordSegmenter.segment(run.slice(at, at + segmentedLength))) {
+          if (isWordLike === true && !f(cut(segment.toLowerCase()))) return text.slice(0, wordPattern.lastIndex)
+        }
       }
       continue
     }
@@ -310,11 +320,12 @@ export const buildLexicalIndex = (
         const expansions = new Set<string>()
         // The stems of the words only the query has: each stemmed once a query, and never kept in the index.
         const seen = new Map<string, string>()
+        let words = 0
         const read = eachWord(query, (word) => {
           const term = termOf(word, seen)
           if (term !== undefined && term !== "") unique.add(term)
           for (const other of related.get(word) ?? []) expansions.add(other)
-          return unique.size < maxQueryTerms
+          return unique.size < maxQueryTerms && ++words < maxQueryWords
         })
         if (fileTerm !== undefined && namesAFile(read)) expansions.add(fileTerm)
         for (const term of unique) expansions.delete(term)

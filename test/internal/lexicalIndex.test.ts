@@ -4,7 +4,8 @@ import {
   buildLexicalIndex,
   defaultLexicalOptions,
   type LexicalDocument,
-  maxQueryTerms
+  maxQueryTerms,
+  maxQueryWords
 } from "../../src/internal/lexicalIndex.ts"
 
 const tool = (name: string, description: string): LexicalDocument => ({
@@ -63,6 +64,17 @@ describe("buildLexicalIndex", () => {
       assert.deepStrictEqual((yield* search(tools, "天气预报怎么样"))[0], "weather_zh")
       assert.deepStrictEqual((yield* search(tools, "翻訳して"))[0], "translate")
       assert.deepStrictEqual((yield* search(tools, "อากาศวันนี้"))[0], "thai_weather")
+    }))
+
+  it.effect("reads at most maxQueryWords words of a query, a word said over and over included", () =>
+    Effect.gen(function*() {
+      const tools = [tool("get_weather", "The weather forecast"), tool("umbrella", "Rain gear")]
+      const repeated = "rain ".repeat(maxQueryWords - 1)
+      assert.deepStrictEqual(yield* search(tools, `${repeated}weather`), ["get_weather", "umbrella"])
+      assert.deepStrictEqual(yield* search(tools, `${repeated}rain weather`), ["umbrella"])
+      // The same with a script written without spaces, whose runs are split into words.
+      const japanese = [tool("forecast", "天気予報を調べる"), tool("gear", "雨具")]
+      assert.deepStrictEqual(yield* search(japanese, `${"雨具".repeat(maxQueryWords)}天気予報`), ["gear"])
     }))
 
   it.effect("keeps an apostrophe inside a name, and a word that only begins like an ending", () =>
