@@ -328,7 +328,8 @@ const embeddingList = (embeddings: Iterable<ToolEmbedding.Any>): Array<ToolEmbed
 /**
  * The most UTF-16 units of a query that are embedded. A query is usually a user's message, which can be a pasted
  * page, and embedding models take a few thousand tokens at most (OpenAI 8,191, Gemini 2,048): a longer input is
- * refused, and the whole selection would fail. The lexical ranking reads the first 256 distinct words (1,024 in all) likewise.
+ * refused, and the whole selection would fail. The lexical ranking reads the first 256 distinct words (1,024 in all)
+ * likewise.
  */
 const maxEmbeddedQueryLength = 4096
 
