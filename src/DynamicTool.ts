@@ -62,8 +62,9 @@ export interface PortableOptions extends Omit<Options<never, never>, "call"> {
 
 /**
  * The serializable description of a portable tool: its name, description, JSON Schemas (as its definition has them:
- * the parameters with an object at the top, in 2020-12) and annotations, the timeout as a `Duration`. Encode it with `Schema.toCodecJson(DynamicTool.Spec)`: the timeout becomes Effect's JSON form of
- * a duration (`{ "_tag": "Millis", "value": 5000 }`, or `{ "_tag": "Infinity" }`), exact and readable back.
+ * the parameters with an object at the top, in 2020-12) and annotations, the timeout as a `Duration`. Encode it with
+ * `Schema.toCodecJson(DynamicTool.Spec)`: the timeout becomes Effect's JSON form of a duration
+ * (`{ "_tag": "Millis", "value": 5000 }`, or `{ "_tag": "Infinity" }`), exact and readable back.
  *
  * @example
  * ```ts

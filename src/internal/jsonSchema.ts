@@ -607,7 +607,13 @@ const earlierDraft = /^https?:\/\/json-schema\.org\/(draft-0[67]|draft\/2019-09)
 
 /** The keywords {@link toDraft2020} writes otherwise, besides a tuple's `items`, in drafts 6 and 7 and in 2019-09. */
 const renamedBefore2019: ReadonlySet<string> = new Set(["additionalItems", "dependencies", "$id", "$ref", "$schema"])
-const renamed2019: ReadonlySet<string> = new Set(["additionalItems", "$recursiveRef", "$recursiveAnchor", "$ref", "$schema"])
+const renamed2019: ReadonlySet<string> = new Set([
+  "additionalItems",
+  "$recursiveRef",
+  "$recursiveAnchor",
+  "$ref",
+  "$schema"
+])
 
 /** An `$id` that only names a place in its schema (`"#address"`), with a name 2020-12's `$anchor` allows. */
 const plainName = /^#[A-Za-z_][-A-Za-z0-9._]*$/

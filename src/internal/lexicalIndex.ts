@@ -181,8 +181,9 @@ const segmentedLength = 256
 /**
  * Calls `f` with the words of a text, in Unicode's compatibility form (NFKC), lower-cased, in order, until it returns
  * false; identifiers inside the text (`read_file`, `entityNames`, `HTTPServer`) are split into their words, and so is
- * text of a script written without spaces (Chinese, Japanese, Thai, …), and contraction endings dropped. A caller who needs only the first words of a long text reads only those. Answers the
- * normalized text, up to the last word read.
+ * text of a script written without spaces (Chinese, Japanese, Thai, …), and contraction endings dropped. A caller
+ * who needs only the first words of a long text reads only those. Answers the normalized text, up to the last word
+ * read.
  */
 const eachWord = (raw: string, f: (word: string) => boolean): string => {
   // One spelling for each word: composed "é" and "e" with its accent, full-width and plain letters, ligatures.
