@@ -28,8 +28,9 @@ import {
   Option,
   Predicate,
   PubSub,
+  Exit,
   Result,
-  type Scope,
+  Scope,
   Semaphore,
   Stream
 } from "effect"
@@ -532,17 +533,77 @@ export const http = (
             ? request
             : HttpClientRequest.setHeader(request, "mcp-protocol-version", revision.version)
       )
-      const transport = yield* EffectMcpClient.http({
+      return yield* EffectMcpClient.http({
         url: options.url,
         protocol: ourRevision,
         headers: options.headers,
         maxMessageBytes: options.maxMessageBytes
       }).pipe(Effect.provideService(HttpClient.HttpClient, client))
-      return yield* connect(transport, options, Stream.empty, undefined, revision)
     })
-    return yield* Option.isSome(given)
+    const opened = Option.isSome(given)
       ? Effect.provideService(open, HttpClient.HttpClient, given.value)
       : open.pipe(Effect.provide(FetchHttpClient.layer))
+    // A new session: a transport, and the handshake on it (the client made for it is not used past that).
+    const session = Effect.tap(
+      opened,
+      (transport) =>
+        EffectMcpClient.make({ name: options.name ?? "effect-llm-tools", version: options.version ?? "0.1.0" }).pipe(
+          Effect.provideService(EffectMcpClient.Transport, capturing(transport, revision))
+        )
+    )
+    return yield* connect(yield* resumable(yield* opened, session), options, Stream.empty, undefined, revision)
+  })
+
+/**
+ * A transport that starts a new session when the server ended its own: MCP's HTTP transport says a client that is
+ * answered 404 for its session (the server restarted, or dropped it) must start a new one, with a new `initialize`.
+ * Effect's transport fails every request from then on: this one opens a new transport, runs the handshake on it, and
+ * sends the request again there (the server never saw it), once. Requests that fail meanwhile share the new session.
+ * Each session's transport lasts until the next replaces it, or the scope ends.
+ */
+const resumable = (
+  first: EffectMcpClient.Transport,
+  session: Effect.Effect<EffectMcpClient.Transport, McpClientError.McpClientError, Scope.Scope>
+): Effect.Effect<EffectMcpClient.Transport, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const parent = yield* Effect.scope
+    const semaphore = yield* Semaphore.make(1)
+    let current = first
+    let currentScope: Scope.Closeable | undefined
+    // The transport after `failed`: a new session, unless another request already started one.
+    const renewed = (failed: EffectMcpClient.Transport) =>
+      semaphore.withPermit(Effect.suspend(() => {
+        if (current !== failed) return Effect.succeed(current)
+        return Effect.gen(function*() {
+          const scope = yield* Scope.fork(parent)
+          const next = yield* Scope.provide(session, scope).pipe(
+            Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))
+          )
+          const previous = currentScope
+          current = next
+          currentScope = scope
+          if (previous !== undefined) yield* Scope.close(previous, Exit.void)
+          return next
+        })
+      }))
+    const expired = (error: McpClientError.McpClientError): boolean =>
+      error.reason._tag === "ClosedError" && error.reason.sessionExpired === true
+    return {
+      ...first,
+      request: (message, tool) =>
+        Effect.suspend(() => {
+          const used = current
+          return used.request(message, tool).pipe(
+            Effect.catch((error) =>
+              expired(error)
+                ? Effect.flatMap(renewed(used), (next) => next.request(message, tool))
+                : Effect.fail(error)
+            )
+          )
+        }),
+      notify: (message) => Effect.suspend(() => current.notify(message)),
+      isCallable: (tool) => current.isCallable(tool)
+    }
   })
 
 // ---------------------------------------------------------------------------
@@ -570,14 +631,14 @@ const describeReason = (error: McpClientError.McpClientError): string => {
 
 /**
  * The error a failed request becomes: a timeout is `timeout`; anything else the connection did is `provider`. A
- * session the server ended (it answered 404 to the session's id: it restarted, say) stays ended for this client, as
- * Effect's transport keeps it: the message says to open a new client.
+ * session the server ended (it answered 404 to the session's id) was started again, and the call sent again in the
+ * new one (see `resumable`): that one ended too.
  */
 const fromClientError = (name: string, error: McpClientError.McpClientError): ToolExecutionError.ToolExecutionError => {
   const reason = error.reason
   if (reason._tag === "TimeoutError") return ToolExecutionError.timeout()
   const why = reason._tag === "ClosedError" && reason.sessionExpired === true
-    ? "the server ended the MCP session (HTTP 404); open a new client to start another"
+    ? "the server ended the MCP session (HTTP 404), and the new one started for the call"
     : describeReason(error)
   return ToolExecutionError.makeSafe("provider", `MCP tool \`${name}\` failed: ${why}`, error)
 }

@@ -590,16 +590,20 @@ describe("servers of older revisions of MCP", () => {
     }).pipe(Effect.scoped), { timeout: 60_000 })
 
   /**
-   * A Streamable HTTP server of 2025-06-18 on a free port of 127.0.0.1 for the scope, with a session id, serving one
-   * `ping` tool; `seen` gets each message's method and headers. A `tools/call` is answered 404 once `ended` says so.
+   * A Streamable HTTP server of 2025-06-18 on a free port of 127.0.0.1 for the scope, serving one `ping` tool; `seen`
+   * gets each message's method and headers. Each `initialize` starts a session (`s1`, `s2`, …); a request of a session
+   * the server does not know is answered 404, as MCP says. `restart` forgets every session; with `dropCalls`, every
+   * `tools/call` is answered 404.
    */
   const sessionPeer = (
     seen: Array<{ readonly method: string; readonly headers: IncomingHttpHeaders }>,
-    ended: () => boolean = () => false
+    options: { readonly dropCalls?: boolean } = {}
   ) =>
     Effect.acquireRelease(
       Effect.promise(() =>
-        new Promise<{ readonly port: number; readonly close: () => void }>((resolve) => {
+        new Promise<{ readonly port: number; readonly close: () => void; readonly restart: () => void }>((resolve) => {
+          const live = new Set<string>()
+          let sessions = 0
           const server = createServer((request, response) => {
             if (request.method !== "POST") return response.writeHead(405).end()
             let body = ""
@@ -607,30 +611,38 @@ describe("servers of older revisions of MCP", () => {
             request.on("end", () => {
               const message = JSON.parse(body)
               seen.push({ method: message.method, headers: request.headers })
+              const asked = request.headers["mcp-session-id"]
+              let session = typeof asked === "string" ? asked : undefined
+              if (message.method === "initialize") live.add(session = `s${++sessions}`)
+              else if (session === undefined || !live.has(session)) return response.writeHead(404).end()
               if (message.id === undefined) return response.writeHead(202).end()
-              if (message.method === "tools/call" && ended()) return response.writeHead(404).end()
+              if (message.method === "tools/call" && options.dropCalls === true) return response.writeHead(404).end()
               const result = message.method === "initialize"
                 ? { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "h", version: "1" } }
                 : message.method === "tools/list"
                 ? { tools: [{ name: "ping", inputSchema: { type: "object" } }] }
                 : { content: [{ type: "text", text: "pong" }] }
-              response.writeHead(200, { "content-type": "application/json", "mcp-session-id": "s1" })
+              response.writeHead(200, { "content-type": "application/json", "mcp-session-id": session })
               response.end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }))
             })
           })
           server.listen(0, "127.0.0.1", () => {
             const address = server.address()
-            resolve({ port: typeof address === "object" && address !== null ? address.port : 0, close: () => server.close() })
+            resolve({
+              port: typeof address === "object" && address !== null ? address.port : 0,
+              close: () => server.close(),
+              restart: () => live.clear()
+            })
           })
         })
       ),
       (server) => Effect.sync(server.close)
-    ).pipe(Effect.map((server) => server.port))
+    )
 
   it.live("over Streamable HTTP, the requests after the handshake carry the revision agreed on", () =>
     Effect.gen(function*() {
       const seen: Array<{ readonly method: string; readonly headers: IncomingHttpHeaders }> = []
-      const port = yield* sessionPeer(seen)
+      const { port } = yield* sessionPeer(seen)
       const client = yield* McpClient.http({ url: `http://127.0.0.1:${port}/mcp` })
       assert.strictEqual(client.protocolVersion, "2025-06-18")
       const tools = yield* McpClient.tools(client)
@@ -647,20 +659,43 @@ describe("servers of older revisions of MCP", () => {
       )
     }).pipe(Effect.scoped), { timeout: 60_000 })
 
-  it.live("a session the server ended (404, after a restart say) fails calls as provider, saying to reconnect", () =>
+  it.live("a session the server ended (404, after a restart say) is started again, and the call sent again, once", () =>
     Effect.gen(function*() {
-      let ended = false
-      const port = yield* sessionPeer([], () => ended)
-      const client = yield* McpClient.http({ url: `http://127.0.0.1:${port}/mcp` })
+      const seen: Array<{ readonly method: string; readonly headers: IncomingHttpHeaders }> = []
+      const peer = yield* sessionPeer(seen)
+      const client = yield* McpClient.http({ url: `http://127.0.0.1:${peer.port}/mcp` })
       const set = ToolSet.make(...(yield* McpClient.tools(client)))
       assert.strictEqual((yield* ToolSet.execute(set, call("ping", {}))).status, "success")
-      ended = true
+      peer.restart()
+      // Two calls at once after the restart: one new session for both.
+      const results = yield* Effect.all([call("ping", {}), call("ping", {})].map((one) => ToolSet.execute(set, one)), {
+        concurrency: "unbounded"
+      })
+      assert.deepStrictEqual(results.map((result) => [result.status, result.output]), [
+        ["success", ToolOutput.text("pong")],
+        ["success", ToolOutput.text("pong")]
+      ])
+      // The tools listed again, through the client the handle was made with: the new session serves it too.
+      assert.deepStrictEqual((yield* McpClient.tools(client)).map((tool) => tool.name), ["ping"])
+      const sessions = seen.filter(({ method }) => method === "initialize").length
+      assert.strictEqual(sessions, 2)
+      assert.deepStrictEqual(
+        seen.filter(({ method }) => method === "tools/call").map(({ headers }) => headers["mcp-session-id"]),
+        ["s1", "s1", "s1", "s2", "s2"]
+      )
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+
+  it.live("a server that ends every new session too fails the call as provider, saying the session ended", () =>
+    Effect.gen(function*() {
+      const peer = yield* sessionPeer([], { dropCalls: true })
+      const client = yield* McpClient.http({ url: `http://127.0.0.1:${peer.port}/mcp` })
+      const set = ToolSet.make(...(yield* McpClient.tools(client)))
       for (let attempt = 0; attempt < 2; attempt++) {
         const result = yield* ToolSet.execute(set, call("ping", {}))
         assert.deepStrictEqual([result.status, errorOf(result).kind, errorOf(result).message], [
           "error",
           "provider",
-          "MCP tool `ping` failed: the server ended the MCP session (HTTP 404); open a new client to start another"
+          "MCP tool `ping` failed: the server ended the MCP session (HTTP 404), and the new one started for the call"
         ])
       }
     }).pipe(Effect.scoped), { timeout: 60_000 })
