@@ -21,7 +21,14 @@ import { McpServer } from "../src/mcp/index.ts"
 import { ToolTesting } from "../src/testing/index.ts"
 import { executeOrFail as execute } from "./support/dispatch.ts"
 import { withoutNegativeZero } from "./support/json.ts"
-import { catalogueTools, draft07Schema, draft2020Schema, searchDocsParameters } from "./support/mcpSchemas.ts"
+import {
+  catalogueTools,
+  draft07Schema,
+  draft2020Schema,
+  nestedTree,
+  recursiveTrees,
+  searchDocsParameters
+} from "./support/mcpSchemas.ts"
 import { typeErrorOf } from "./support/throws.ts"
 import { makeRecorder } from "./support/tracing.ts"
 
@@ -58,29 +65,6 @@ const summarize = (result: ToolResult.ToolResult) => ({
 
 const other = "the tool failed"
 
-/**
- * Two 2019-09 trees that recurse by `$recursiveAnchor`, new objects on each call: one that takes any object at every
- * level, and one that takes only `n`, a number, and `child`, at every level.
- */
-const recursiveTrees = () => ({
-  loose: {
-    $schema: "https://json-schema.org/draft/2019-09/schema",
-    $recursiveAnchor: true,
-    type: "object",
-    properties: { child: { $recursiveRef: "#" } }
-  },
-  strict: {
-    $schema: "https://json-schema.org/draft/2019-09/schema",
-    $recursiveAnchor: true,
-    type: "object",
-    properties: { n: { type: "number" }, child: { $recursiveRef: "#" } },
-    required: ["n"],
-    additionalProperties: false
-  }
-})
-
-/** A value the loose tree of {@link recursiveTrees} takes and the strict one does not. */
-const nestedTree = { child: { child: {} } }
 
 const Draft07 = echoing("create_commit", draft07Schema)
 const Draft2020 = echoing("route", draft2020Schema)

@@ -13,6 +13,7 @@ import { z } from "zod"
 import { z as z3 } from "zod/v3"
 import { checkSchema, type SchemaField, validatorOf } from "../../src/internal/jsonSchemaValidator.ts"
 import { Compiler } from "../../src/testing/internal/jsonSchemaArbitrary.ts"
+import { nestedTree, recursiveTrees } from "../support/mcpSchemas.ts"
 
 // -------------------------------------------------------------------------------------------------------------
 // Real schemas, as their producers make them
@@ -548,29 +549,12 @@ describe("validatorOf", () => {
 
   it("keeps each schema's recursive anchor to itself: two 2019-09 trees check by their own rules, either first", () => {
     // New objects for each order: a schema's validator is compiled once, on its first call.
-    const trees = () => ({
-      loose: {
-        $schema: draft2019,
-        $recursiveAnchor: true,
-        type: "object",
-        properties: { child: { $recursiveRef: "#" } }
-      },
-      strict: {
-        $schema: draft2019,
-        $recursiveAnchor: true,
-        type: "object",
-        properties: { n: { type: "number" }, child: { $recursiveRef: "#" } },
-        required: ["n"],
-        additionalProperties: false
-      }
-    })
-    const nested = { child: { child: {} } }
     const broken = { n: 1, child: { x: "not allowed", n: "one" } }
     const strictLines = ["- $.child.x: is not allowed", "- $.child.n: must be number"]
-    const looseFirst = trees()
-    const looseThenStrict = [linesOf(looseFirst.loose, nested), linesOf(looseFirst.strict, broken)]
-    const strictFirst = trees()
-    const strictThenLoose = [linesOf(strictFirst.strict, broken), linesOf(strictFirst.loose, nested)]
+    const looseFirst = recursiveTrees()
+    const looseThenStrict = [linesOf(looseFirst.loose, nestedTree), linesOf(looseFirst.strict, broken)]
+    const strictFirst = recursiveTrees()
+    const strictThenLoose = [linesOf(strictFirst.strict, broken), linesOf(strictFirst.loose, nestedTree)]
     assert.deepStrictEqual([looseThenStrict, strictThenLoose], [["valid", strictLines], [strictLines, "valid"]])
   })
 })

@@ -87,3 +87,27 @@ export const catalogueTools: ReadonlyArray<CatalogueTool> = (JSON.parse(
 ) as Catalogue).servers.flatMap(({ server, tools }) =>
   tools.map((tool) => ({ ...tool, name: `${server}.${tool.name}` }))
 )
+
+/**
+ * Two 2019-09 trees that recurse by `$recursiveAnchor`, new objects on each call: one that takes any object at every
+ * level, and one that takes only `n`, a number, and `child`, at every level.
+ */
+export const recursiveTrees = () => ({
+  loose: {
+    $schema: "https://json-schema.org/draft/2019-09/schema",
+    $recursiveAnchor: true,
+    type: "object",
+    properties: { child: { $recursiveRef: "#" } }
+  },
+  strict: {
+    $schema: "https://json-schema.org/draft/2019-09/schema",
+    $recursiveAnchor: true,
+    type: "object",
+    properties: { n: { type: "number" }, child: { $recursiveRef: "#" } },
+    required: ["n"],
+    additionalProperties: false
+  }
+})
+
+/** A value the loose tree of {@link recursiveTrees} takes and the strict one does not. */
+export const nestedTree = { child: { child: {} } }
