@@ -609,6 +609,7 @@ const earlierDraft = /^https?:\/\/json-schema\.org\/(draft-0[67]|draft\/2019-09)
 const renamedBefore2019: ReadonlySet<string> = new Set(["additionalItems", "dependencies", "$id", "$ref", "$schema"])
 const renamed2019: ReadonlySet<string> = new Set([
   "additionalItems",
+  "$id",
   "$recursiveRef",
   "$recursiveAnchor",
   "$ref",
@@ -624,8 +625,9 @@ const plainName = /^#[A-Za-z_][-A-Za-z0-9._]*$/
  *
  * - a tuple's `items: [...]` becomes `prefixItems`, and its `additionalItems` the `items` after them (ignored beside a
  *   single `items` schema, it is dropped);
- * - in drafts 6 and 7, `dependencies` becomes `dependentRequired` (lists of keys) and `dependentSchemas`, and an `$id`
- *   that is a plain name (`"#address"`) an `$anchor`;
+ * - in drafts 6 and 7, `dependencies` becomes `dependentRequired` (lists of keys) and `dependentSchemas`;
+ * - an `$id` with a fragment keeps the part before it, and a plain name after it becomes an `$anchor` (`"#address"`,
+ *   `"person.json#address"`); 2020-12 allows no other fragment there;
  * - in 2019-09, `$recursiveRef` becomes a `$ref` to the same place (beside a `$ref` of the node's own, in an `allOf`)
  *   and `$recursiveAnchor` goes: the same thing in a schema that embeds no other by `$id`, as tool schemas do not;
  * - a `$ref` whose JSON pointer passes through a keyword written otherwise follows it (`#/items/0` is
@@ -655,8 +657,12 @@ export const toDraft2020 = (schema: JsonSchema): JsonSchema => {
         // A node with both: the two are checked alike, as 2020-12 checks an `allOf` of them.
         if (Object.hasOwn(out, "$ref")) defineField(out, "allOf", [...arrayOf(node.allOf), { $ref: ref }])
         else defineField(out, "$ref", ref)
-      } else if (key === "$id" && !draft2019 && typeof value === "string" && plainName.test(value)) {
-        defineField(out, "$anchor", value.slice(1))
+      } else if (key === "$id" && typeof value === "string" && value.includes("#")) {
+        // 2020-12 allows no fragment in `$id` but an empty one: the part before it stays the `$id`, and a name after
+        // it is an `$anchor` (a fragment 2020-12 could not name is left out).
+        const hash = value.indexOf("#")
+        if (hash > 0) defineField(out, "$id", value.slice(0, hash))
+        if (plainName.test(value.slice(hash))) defineField(out, "$anchor", value.slice(hash + 1))
       } else if (key === "dependencies" && !draft2019 && isRecord(value)) {
         for (const [name, dependency] of Object.entries(value)) {
           defineField(Array.isArray(dependency) ? dependentRequired : dependentSchemas, name, dependency)

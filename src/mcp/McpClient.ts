@@ -74,7 +74,7 @@ export interface McpClient {
   readonly serverInfo: McpSchema.Implementation | undefined
   /**
    * The revision of MCP both sides speak: 2025-11-25, or the older one a server answered with (2025-06-18, 2025-03-26
-   * or 2024-11-05).
+   * or 2024-11-05). Over HTTP, that of the session now: a new session, after the server ended one, may speak another.
    */
   readonly protocolVersion: string
   /** What the server says about using it, for a system prompt. */
@@ -263,6 +263,11 @@ const olderRevisions: ReadonlyMap<string, McpProtocol.AnyProtocolAdapter> = new 
 class Revision {
   adapter: McpProtocol.AnyProtocolAdapter = ourRevision
 
+  /** Back to ours, for the handshake of a new session, whose server may answer with another revision. */
+  reset(): void {
+    this.adapter = ourRevision
+  }
+
   /** The revision agreed on: ours until the server's answer to `initialize` names another one. */
   get version(): string {
     return this.adapter.protocolVersion
@@ -353,7 +358,10 @@ const connect = (
     const handle: McpClient = {
       [TypeId]: TypeId,
       serverInfo: client.serverInfo,
-      protocolVersion: revision.agreed ? revision.version : client.protocolVersion,
+      // The revision of the session now: an HTTP client's next session may speak another (see `resumable`).
+      get protocolVersion() {
+        return revision.agreed ? revision.version : client.protocolVersion
+      },
       instructions: client.instructions,
       effectClient: client,
       notifications
@@ -543,68 +551,99 @@ export const http = (
     const opened = Option.isSome(given)
       ? Effect.provideService(open, HttpClient.HttpClient, given.value)
       : open.pipe(Effect.provide(FetchHttpClient.layer))
-    // A new session: a transport, and the handshake on it (the client made for it is not used past that).
-    const session = Effect.tap(
-      opened,
-      (transport) =>
-        EffectMcpClient.make({ name: options.name ?? "effect-llm-tools", version: options.version ?? "0.1.0" }).pipe(
-          Effect.provideService(EffectMcpClient.Transport, capturing(transport, revision))
-        )
-    )
-    return yield* connect(yield* resumable(yield* opened, session), options, Stream.empty, undefined, revision)
+    // A new session: a transport, and the handshake on it, in whatever revision the server answers now (the client
+    // made for the handshake is not used past that).
+    const session = Effect.suspend(() => {
+      revision.reset()
+      return Effect.tap(opened, (transport) =>
+        EffectMcpClient.make({
+          name: options.name ?? "effect-llm-tools",
+          version: options.version ?? "0.1.0",
+          timeout: options.timeout
+        }).pipe(Effect.provideService(EffectMcpClient.Transport, capturing(transport, revision))))
+    })
+    return yield* connect(yield* resumable(opened, session), options, Stream.empty, undefined, revision)
   })
 
 /**
  * A transport that starts a new session when the server ended its own: MCP's HTTP transport says a client that is
  * answered 404 for its session (the server restarted, or dropped it) must start a new one, with a new `initialize`.
  * Effect's transport fails every request from then on: this one opens a new transport, runs the handshake on it, and
- * sends the request again there (the server never saw it), once. Requests that fail meanwhile share the new session.
- * Each session's transport lasts until the next replaces it, or the scope ends.
+ * sends the request again there, once. Only a request the server never took is sent again: one answered 404, or one
+ * Effect's transport refused to send once the session had ended. A session's transport is closed once it is replaced
+ * and no request is left on it (closing it fails the requests on it as the session's end would, though the server
+ * may have taken them), or when the scope ends. Requests that fail meanwhile share the new session.
  */
 const resumable = (
-  first: EffectMcpClient.Transport,
+  opened: Effect.Effect<EffectMcpClient.Transport, McpClientError.McpClientError, Scope.Scope>,
   session: Effect.Effect<EffectMcpClient.Transport, McpClientError.McpClientError, Scope.Scope>
-): Effect.Effect<EffectMcpClient.Transport, never, Scope.Scope> =>
+): Effect.Effect<EffectMcpClient.Transport, McpClientError.McpClientError, Scope.Scope> =>
   Effect.gen(function*() {
     const parent = yield* Effect.scope
     const semaphore = yield* Semaphore.make(1)
-    let current = first
-    let currentScope: Scope.Closeable | undefined
-    // The transport after `failed`: a new session, unless another request already started one.
-    const renewed = (failed: EffectMcpClient.Transport) =>
+    // The first session's handshake is the client's own (see `connect`).
+    const firstScope = yield* Scope.fork(parent)
+    const first = yield* Scope.provide(opened, firstScope)
+    let current = new Session(first, firstScope)
+    // The session after `failed`: a new one, unless another request already started it.
+    const renewed = (failed: Session) =>
       semaphore.withPermit(Effect.suspend(() => {
         if (current !== failed) return Effect.succeed(current)
         return Effect.gen(function*() {
           const scope = yield* Scope.fork(parent)
-          const next = yield* Scope.provide(session, scope).pipe(
+          const transport = yield* Scope.provide(session, scope).pipe(
             Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))
           )
-          const previous = currentScope
-          current = next
-          currentScope = scope
-          if (previous !== undefined) yield* Scope.close(previous, Exit.void)
-          return next
+          current = new Session(transport, scope)
+          yield* failed.retire()
+          return current
         })
       }))
     const expired = (error: McpClientError.McpClientError): boolean =>
       error.reason._tag === "ClosedError" && error.reason.sessionExpired === true
+    const send = (used: Session, message: McpSchema.JsonRpcRequest, tool: McpSchema.Tool | undefined) =>
+      Effect.acquireUseRelease(
+        Effect.sync(() => used.requests++),
+        () => used.transport.request(message, tool),
+        () => Effect.suspend(() => --used.requests === 0 && used.retired ? used.close() : Effect.void)
+      )
     return {
       ...first,
       request: (message, tool) =>
         Effect.suspend(() => {
           const used = current
-          return used.request(message, tool).pipe(
+          return send(used, message, tool).pipe(
             Effect.catch((error) =>
               expired(error)
-                ? Effect.flatMap(renewed(used), (next) => next.request(message, tool))
+                ? Effect.flatMap(renewed(used), (next) => send(next, message, tool))
                 : Effect.fail(error)
             )
           )
         }),
-      notify: (message) => Effect.suspend(() => current.notify(message)),
-      isCallable: (tool) => current.isCallable(tool)
+      notify: (message) => Effect.suspend(() => current.transport.notify(message)),
+      isCallable: (tool) => current.transport.isCallable(tool)
     }
   })
+
+/** One session of {@link resumable}: its transport, the scope it lives in, and the requests on it. */
+class Session {
+  readonly transport: EffectMcpClient.Transport
+  readonly scope: Scope.Closeable
+  requests = 0
+  retired = false
+  constructor(transport: EffectMcpClient.Transport, scope: Scope.Closeable) {
+    this.transport = transport
+    this.scope = scope
+  }
+  /** Replaced by a new session: closed now, or once its last request is done. */
+  retire(): Effect.Effect<void> {
+    this.retired = true
+    return this.requests === 0 ? this.close() : Effect.void
+  }
+  close(): Effect.Effect<void> {
+    return Scope.close(this.scope, Exit.void)
+  }
+}
 
 // ---------------------------------------------------------------------------
 // Importing tools

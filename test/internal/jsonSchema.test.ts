@@ -1,4 +1,5 @@
 import { assert, describe, expect, it } from "@effect/vitest"
+import { Ajv2020 } from "ajv/dist/2020.js"
 import { Result, Schema } from "effect"
 import {
   inlineReference,
@@ -380,20 +381,31 @@ describe("internal/jsonSchema", () => {
     })
 
     it("writes only what 2020-12 allows: an anchor it can name, no $schema below the root, both references kept", () => {
+      const translated = toDraft2020({
+        $schema: draft07,
+        properties: { a: { $id: "#1bad" }, b: { $id: "x.json#foo" }, c: { $id: "#ok" }, d: { $schema: draft07 } }
+      })
+      assert.isTrue(new Ajv2020({ strict: false }).validateSchema(translated) as boolean)
       expect(toDraft2020({
         $schema: draft07,
         type: "object",
         properties: {
           a: { $id: "#a:b", type: "string" },
           b: { $id: "#_b.c-1", type: "string" },
-          c: { $schema: draft07, type: "string" }
+          c: { $schema: draft07, type: "string" },
+          d: { $id: "person.json#address", type: "string" },
+          e: { $id: "#1bad", type: "string" },
+          f: { $id: "https://example.com/f.json", type: "string" }
         }
       })).toStrictEqual({
         type: "object",
         properties: {
-          a: { $id: "#a:b", type: "string" },
+          a: { type: "string" },
           b: { $anchor: "_b.c-1", type: "string" },
-          c: { type: "string" }
+          c: { type: "string" },
+          d: { $id: "person.json", $anchor: "address", type: "string" },
+          e: { type: "string" },
+          f: { $id: "https://example.com/f.json", type: "string" }
         }
       })
       expect(toDraft2020({

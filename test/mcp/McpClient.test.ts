@@ -593,11 +593,13 @@ describe("servers of older revisions of MCP", () => {
    * A Streamable HTTP server of 2025-06-18 on a free port of 127.0.0.1 for the scope, serving one `ping` tool; `seen`
    * gets each message's method and headers. Each `initialize` starts a session (`s1`, `s2`, …); a request of a session
    * the server does not know is answered 404, as MCP says. `restart` forgets every session; with `dropCalls`, every
-   * `tools/call` is answered 404.
+   * `tools/call` is answered 404. Session n is answered in `versions[n - 1]` (2025-06-18 past the list). A call of
+   * `slow` is answered after 300 ms; `calls` counts the calls each tool got.
    */
   const sessionPeer = (
     seen: Array<{ readonly method: string; readonly headers: IncomingHttpHeaders }>,
-    options: { readonly dropCalls?: boolean } = {}
+    options: { readonly dropCalls?: boolean; readonly versions?: ReadonlyArray<string> } = {},
+    calls: Record<string, number> = {}
   ) =>
     Effect.acquireRelease(
       Effect.promise(() =>
@@ -617,13 +619,18 @@ describe("servers of older revisions of MCP", () => {
               else if (session === undefined || !live.has(session)) return response.writeHead(404).end()
               if (message.id === undefined) return response.writeHead(202).end()
               if (message.method === "tools/call" && options.dropCalls === true) return response.writeHead(404).end()
+              const protocolVersion = options.versions?.[Number(session.slice(1)) - 1] ?? "2025-06-18"
+              const name = message.params?.name
+              if (message.method === "tools/call") calls[name] = (calls[name] ?? 0) + 1
               const result = message.method === "initialize"
-                ? { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "h", version: "1" } }
+                ? { protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "h", version: "1" } }
                 : message.method === "tools/list"
-                ? { tools: [{ name: "ping", inputSchema: { type: "object" } }] }
-                : { content: [{ type: "text", text: "pong" }] }
-              response.writeHead(200, { "content-type": "application/json", "mcp-session-id": session })
-              response.end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }))
+                ? { tools: ["ping", "slow"].map((tool) => ({ name: tool, inputSchema: { type: "object" } })) }
+                : { content: [{ type: "text", text: name === "slow" ? "done" : "pong" }] }
+              setTimeout(() => {
+                response.writeHead(200, { "content-type": "application/json", "mcp-session-id": session })
+                response.end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }))
+              }, name === "slow" ? 300 : 0)
             })
           })
           server.listen(0, "127.0.0.1", () => {
@@ -676,13 +683,48 @@ describe("servers of older revisions of MCP", () => {
         ["success", ToolOutput.text("pong")]
       ])
       // The tools listed again, through the client the handle was made with: the new session serves it too.
-      assert.deepStrictEqual((yield* McpClient.tools(client)).map((tool) => tool.name), ["ping"])
+      assert.deepStrictEqual((yield* McpClient.tools(client)).map((tool) => tool.name), ["ping", "slow"])
       const sessions = seen.filter(({ method }) => method === "initialize").length
       assert.strictEqual(sessions, 2)
       assert.deepStrictEqual(
         seen.filter(({ method }) => method === "tools/call").map(({ headers }) => headers["mcp-session-id"]),
         ["s1", "s1", "s1", "s2", "s2"]
       )
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+
+  it.live("a new session speaks the revision its server answers now, and the handle says which", () =>
+    Effect.gen(function*() {
+      const seen: Array<{ readonly method: string; readonly headers: IncomingHttpHeaders }> = []
+      const peer = yield* sessionPeer(seen, { versions: ["2025-06-18", "2025-11-25"] })
+      const client = yield* McpClient.http({ url: `http://127.0.0.1:${peer.port}/mcp` })
+      const set = ToolSet.make(...(yield* McpClient.tools(client)))
+      assert.strictEqual(client.protocolVersion, "2025-06-18")
+      peer.restart()
+      assert.strictEqual((yield* ToolSet.execute(set, call("ping", {}))).status, "success")
+      assert.strictEqual(client.protocolVersion, "2025-11-25")
+      assert.deepStrictEqual(
+        seen.filter(({ method }) => method === "tools/call").map(({ headers }) =>
+          [headers["mcp-session-id"], headers["mcp-protocol-version"]]
+        ),
+        [["s1", "2025-06-18"], ["s2", "2025-11-25"]]
+      )
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+
+  it.live("a call still running on a session that is replaced keeps its answer, and is never sent again", () =>
+    Effect.gen(function*() {
+      const calls: Record<string, number> = {}
+      const peer = yield* sessionPeer([], {}, calls)
+      const client = yield* McpClient.http({ url: `http://127.0.0.1:${peer.port}/mcp` })
+      const set = ToolSet.make(...(yield* McpClient.tools(client)))
+      peer.restart()
+      // The slow call starts a new session (s2) and runs there; the server then drops s2 too, and a ping starts s3.
+      const slow = yield* Effect.forkChild(ToolSet.execute(set, call("slow", {})))
+      yield* Effect.sleep("100 millis")
+      peer.restart()
+      assert.strictEqual((yield* ToolSet.execute(set, call("ping", {}))).status, "success")
+      const answered = yield* Fiber.join(slow)
+      assert.deepStrictEqual([answered.status, answered.output], ["success", ToolOutput.text("done")])
+      assert.deepStrictEqual(calls, { slow: 1, ping: 1 })
     }).pipe(Effect.scoped), { timeout: 60_000 })
 
   it.live("a server that ends every new session too fails the call as provider, saying the session ended", () =>
