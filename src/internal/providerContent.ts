@@ -578,16 +578,19 @@ export const normalMediaType = (mediaType: string): string | undefined => {
   return essence === "" ? undefined : mediaTypeAliases.get(essence) ?? essence
 }
 
-// A high surrogate not followed by a low one, or a low one not preceded by a high one: UTF-16 code units that are no
-// character (a string cut in the middle of an emoji, say).
-const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+// Node's strings have both (since Node 20); TypeScript's ES2022 library does not declare them.
+const { isWellFormed, toWellFormed } = String.prototype as unknown as {
+  readonly isWellFormed: (this: string) => boolean
+  readonly toWellFormed: (this: string) => string
+}
 
 /**
- * Text with every lone surrogate replaced by U+FFFD, as `TextEncoder` writes it. A request body with one is not
- * valid Unicode: Anthropic answers it with a 400 ("no low surrogate in string"), and so do other JSON parsers that
- * read strict UTF-8, so that one result cut in the middle of an emoji would fail every later turn of a conversation.
+ * Text with every lone surrogate (a UTF-16 code unit that is no character, as a string cut in the middle of an emoji
+ * has) replaced by U+FFFD, as `TextEncoder` writes it. A request body with one is not valid Unicode: Anthropic
+ * answers it with a 400 ("no low surrogate in string"), and so do other JSON parsers that read strict UTF-8, so that
+ * one result cut in the middle of an emoji would fail every later turn of a conversation.
  */
-export const wellFormed = (text: string): string => text.replace(loneSurrogate, "\uFFFD")
+export const wellFormed = (text: string): string => isWellFormed.call(text) ? text : toWellFormed.call(text)
 
 /**
  * A JSON value with its strings (keys included) well-formed (see {@link wellFormed}): the value itself when all are
