@@ -208,12 +208,8 @@ export const resolvePointer = (root: unknown, pointer: string): unknown => {
   if (pointer === "") return root
   let node = root
   for (const raw of pointer.slice(1).split("/")) {
-    let key: string
-    try {
-      key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~")
-    } catch {
-      return undefined
-    }
+    const key = decodeSegment(raw)
+    if (key === undefined) return undefined
     if (typeof node !== "object" || node === null || !Object.hasOwn(node, key)) return undefined
     node = (node as Record<string, unknown>)[key]
   }

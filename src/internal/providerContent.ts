@@ -572,7 +572,7 @@ const mediaTypeAliases: ReadonlyMap<string, string> = new Map([
  * (`image/PNG`, `text/plain; charset=utf-8`), and the adapters match the essence alone (`image/png`, `text/plain`),
  * with an alias given its usual name (`image/jpg` is `image/jpeg`). `undefined` for an empty one.
  */
-export const normalMediaType = (mediaType: string): string | undefined => {
+const normalMediaType = (mediaType: string): string | undefined => {
   const semicolon = mediaType.indexOf(";")
   const essence = (semicolon === -1 ? mediaType : mediaType.slice(0, semicolon)).trim().toLowerCase()
   return essence === "" ? undefined : mediaTypeAliases.get(essence) ?? essence
@@ -590,7 +590,7 @@ const { isWellFormed, toWellFormed } = String.prototype as unknown as {
  * answers it with a 400 ("no low surrogate in string"), and so do other JSON parsers that read strict UTF-8, so that
  * one result cut in the middle of an emoji would fail every later turn of a conversation.
  */
-export const wellFormed = (text: string): string => isWellFormed.call(text) ? text : toWellFormed.call(text)
+const wellFormed = (text: string): string => isWellFormed.call(text) ? text : toWellFormed.call(text)
 
 /**
  * A JSON value with its strings (keys included) well-formed (see {@link wellFormed}): the value itself when all are
@@ -912,7 +912,7 @@ export const fileText = (file: ToolResultContent.File): string | undefined =>
   file.source._tag === "Base64" && file.mediaType.startsWith("text/") ? decodeBase64Text(file.source.data) : undefined
 
 /** The UTF-8 text of base64 data, or `undefined` when it is not valid base64 of valid UTF-8. */
-export const decodeBase64Text = (data: string): string | undefined => {
+const decodeBase64Text = (data: string): string | undefined => {
   try {
     const binary = atob(data)
     const bytes = new Uint8Array(binary.length)
